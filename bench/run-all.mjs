@@ -1,0 +1,7 @@
+// Runs every bench script in turn (npm run bench). Each prints its own figures.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+
+for (const script of ["startup.mjs", "session.mjs", "turn-overhead.mjs"]) {
+  execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
+}

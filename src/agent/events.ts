@@ -1,0 +1,24 @@
+import type { ChatMessage, ClassifiedError, Usage } from "../llm/types.js";
+
+/** Why a run ended. */
+export type RunStatus = "completed" | "interrupted" | "budget_exhausted" | "failed";
+
+export type StatusKind = "retry" | "budget" | "interrupt" | "steer" | "warning" | "info";
+
+/**
+ * Everything the agent reports to its front end. The agent never prints; entry points render these.
+ * Listeners must not throw (a throwing listener is caught and ignored).
+ */
+export type AgentEvent =
+  | { type: "turn_start"; apiCall: number }
+  | { type: "text_delta"; text: string }
+  | { type: "reasoning_delta"; text: string }
+  | { type: "tool_start"; callId: string; name: string; args: Record<string, unknown>; emoji: string }
+  | { type: "tool_end"; callId: string; name: string; result: string; isError: boolean; durationMs: number }
+  | { type: "status"; kind: StatusKind; message: string }
+  | { type: "usage"; call: Usage; total: Usage }
+  /** A message appended to the history (the hook for persistence). */
+  | { type: "message"; message: ChatMessage }
+  | { type: "done"; status: RunStatus; finalText: string; error?: ClassifiedError };
+
+export type AgentEventListener = (event: AgentEvent) => void;

@@ -1,0 +1,34 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { Logger } from "../core/log.js";
+
+/** Writes the events worth keeping (tools, retries, outcomes) to the agent log. Text deltas are not logged. */
+export function logAgentEvent(logger: Logger, sessionId: string, event: AgentEvent): void {
+  switch (event.type) {
+    case "tool_start":
+      logger.info("tool start", { session: sessionId, call: event.callId, tool: event.name });
+      return;
+    case "tool_end":
+      logger.info("tool end", {
+        session: sessionId,
+        call: event.callId,
+        tool: event.name,
+        error: event.isError,
+        ms: Math.round(event.durationMs),
+      });
+      return;
+    case "status":
+      logger.warn(`status ${event.kind}`, { session: sessionId, message: event.message });
+      return;
+    case "done":
+      logger.info("run done", { session: sessionId, status: event.status, error: event.error?.message });
+      return;
+    case "turn_start":
+      logger.debug("model call", { session: sessionId, n: event.apiCall });
+      return;
+    case "usage":
+    case "text_delta":
+    case "reasoning_delta":
+    case "message":
+      return;
+  }
+}

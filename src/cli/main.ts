@@ -1,0 +1,151 @@
+import { Command, Option } from "commander";
+import { applyProfile } from "../core/home.js";
+import { mark, reportTiming } from "../core/timing.js";
+import { describeFatal } from "./errors.js";
+import type { RunFlags } from "./runtime.js";
+import { VERSION } from "./version.js";
+
+mark("cli module loaded");
+
+interface RootFlags extends RunFlags {
+  oneshot?: string;
+  profile?: string;
+  query?: string;
+}
+
+const addRunOptions = (cmd: Command): Command =>
+  cmd
+    .option("-m, --model <model>", "model id for this run (overrides model.default)")
+    .addOption(
+      new Option("--provider <name>", "provider for this run").choices([
+        "auto",
+        "openrouter",
+        "anthropic",
+        "openai",
+        "nous",
+        "custom",
+      ]),
+    )
+    .option(
+      "-t, --toolsets <list>",
+      "comma-separated toolsets to enable (default: config 'toolsets', i.e. hermes-cli)",
+    )
+    .option("--yolo", "skip dangerous-command approval prompts for this run");
+
+/** Finds `-p NAME` / `--profile NAME` before anything reads HERMES_HOME. */
+function preApplyProfile(argv: readonly string[]): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if ((a === "-p" || a === "--profile") && argv[i + 1]) {
+      applyProfile(argv[i + 1]);
+      return;
+    }
+    if (a.startsWith("--profile=")) {
+      applyProfile(a.slice("--profile=".length));
+      return;
+    }
+  }
+}
+
+function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("hermes")
+    .description(
+      "Hermes Agent: a general-purpose AI agent for any LLM provider.\nRun with no command for an interactive chat.",
+    )
+    .version(VERSION, "-V, --version", "print the version")
+    .option("-z, --oneshot <prompt>", "run one prompt and print only the final answer on stdout")
+    .option("-p, --profile <name>", "use the profile ~/.hermes/profiles/<name> as HERMES_HOME")
+    .showHelpAfterError("(run 'hermes --help' for usage)")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "Examples:",
+        "  hermes                                  interactive chat",
+        '  hermes -z "summarise README.md"         one answer on stdout, nothing else',
+        '  hermes chat -q "list large files here"  one query, progress on stderr',
+        "  hermes config set model.default gpt-5   change a setting",
+        "",
+        "Environment: HERMES_HOME (default ~/.hermes), OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY,",
+        "OPENAI_BASE_URL, NOUS_API_KEY, HTTPS_PROXY/NO_PROXY, HERMES_TIMING=1 (startup phases on stderr).",
+        "Docs: docs/cli.md, docs/configuration.md, docs/tools.md",
+        "",
+      ].join("\n"),
+    );
+  addRunOptions(program);
+  program.action(async (opts: RootFlags) => {
+    if (opts.oneshot !== undefined) {
+      const { runOneshot } = await import("./commands/oneshot.js");
+      setExit(await runOneshot(opts.oneshot, opts, { quiet: true }));
+      return;
+    }
+    const { runRepl } = await import("./repl/repl.js");
+    setExit(await runRepl(opts));
+  });
+
+  addRunOptions(
+    program
+      .command("chat")
+      .description("chat with the agent (interactive, or one query with -q)")
+      .option("-q, --query <text>", "run one query: progress on stderr, answer on stdout"),
+  ).action(async (opts: RootFlags) => {
+    const merged = { ...program.opts<RootFlags>(), ...opts };
+    if (merged.query !== undefined) {
+      const { runOneshot } = await import("./commands/oneshot.js");
+      setExit(await runOneshot(merged.query, merged, { quiet: false }));
+      return;
+    }
+    const { runRepl } = await import("./repl/repl.js");
+    setExit(await runRepl(merged));
+  });
+
+  const config = program
+    .command("config")
+    .description("show or change config.yaml (show | path | set KEY VALUE | check)");
+  config
+    .command("show")
+    .description("print the effective configuration (defaults merged with config.yaml; secrets masked)")
+    .action(async () => setExit(await (await import("./commands/config.js")).configShow()));
+  config
+    .command("path")
+    .description("print the path of config.yaml")
+    .action(async () => setExit(await (await import("./commands/config.js")).configPath()));
+  config
+    .command("set")
+    .description("set one key, e.g. 'hermes config set agent.max_turns 60'")
+    .argument("<key>", "dotted key, e.g. model.default")
+    .argument("<value>", "value, parsed as YAML (numbers, true/false, [lists])")
+    .action(async (key: string, value: string) =>
+      setExit(await (await import("./commands/config.js")).configSet(key, value)),
+    );
+  config
+    .command("check")
+    .description("validate config.yaml and report problems")
+    .action(async () => setExit(await (await import("./commands/config.js")).configCheck()));
+  return program;
+}
+
+/** Runs the CLI; resolves to the process exit code. Never throws. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let exitCode = 0;
+  try {
+    preApplyProfile(argv);
+    const program = buildProgram((code) => {
+      exitCode = code;
+    });
+    program.exitOverride();
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (err) {
+    const code = (err as { code?: string; exitCode?: number }).code;
+    if (typeof code === "string" && code.startsWith("commander.")) {
+      // Commander already printed help, version or the usage error.
+      exitCode = (err as { exitCode?: number }).exitCode ?? 1;
+    } else {
+      process.stderr.write(`${describeFatal(err)}\n`);
+      exitCode = 1;
+    }
+  }
+  mark("done");
+  reportTiming();
+  return exitCode;
+}

@@ -1,0 +1,146 @@
+import type { AgentEvent } from "../agent/events.js";
+
+export interface RendererOptions {
+  /** Where the answer goes. */
+  out: NodeJS.WritableStream;
+  /** Where progress (tools, retries) goes. */
+  status: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Stream answer text as it arrives (chat) or leave it to the caller (one-shot). */
+  streamText: boolean;
+  showTools: boolean;
+  showReasoning: boolean;
+}
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const PREVIEW_KEYS = ["command", "path", "pattern", "query", "url", "goal", "code"];
+
+/** A short, single-line description of a tool call for progress lines. */
+export function previewArgs(args: Record<string, unknown>, max = 70): string {
+  const key =
+    PREVIEW_KEYS.find((k) => typeof args[k] === "string") ??
+    Object.keys(args).find((k) => typeof args[k] === "string");
+  if (!key) return "";
+  const flat = String(args[key]).replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/**
+ * Renders agent events on a terminal: streamed text, a spinner line while tools run (TTY only),
+ * one line per finished tool, and retry/budget notices. Never throws.
+ */
+export class TerminalRenderer {
+  private readonly running = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private frame = 0;
+  private spinnerShown = false;
+  private textOpen = false;
+
+  constructor(private readonly opts: RendererOptions) {}
+
+  handle = (event: AgentEvent): void => {
+    switch (event.type) {
+      case "text_delta":
+        if (!this.opts.streamText) return;
+        this.clearSpinner();
+        this.opts.out.write(event.text);
+        this.textOpen = true;
+        return;
+      case "reasoning_delta":
+        if (this.opts.showReasoning) this.opts.status.write(`\x1b[2m${event.text}\x1b[0m`);
+        return;
+      case "tool_start":
+        if (!this.opts.showTools) return;
+        this.endText();
+        this.running.set(event.callId, `${event.emoji} ${event.name}${fmtPreview(previewArgs(event.args))}`);
+        if (this.opts.status.isTTY) this.startSpinner();
+        else this.opts.status.write(`  ${this.running.get(event.callId)}\n`);
+        return;
+      case "tool_end": {
+        if (!this.opts.showTools) return;
+        const label = this.running.get(event.callId) ?? event.name;
+        this.running.delete(event.callId);
+        if (this.opts.status.isTTY) {
+          this.clearSpinner();
+          const mark = event.isError ? "✗" : "✓";
+          this.opts.status.write(`  ${label} ${mark} ${(event.durationMs / 1000).toFixed(1)}s\n`);
+          if (this.running.size === 0) this.stopSpinner();
+          else this.drawSpinner();
+        } else if (event.isError) {
+          this.opts.status.write(`  ${label} ✗ ${firstLine(event.result)}\n`);
+        }
+        return;
+      }
+      case "status":
+        this.endText();
+        this.clearSpinner();
+        this.opts.status.write(`  [${event.kind}] ${event.message}\n`);
+        return;
+      case "done":
+        this.stopSpinner();
+        this.endText();
+        return;
+      case "turn_start":
+      case "usage":
+      case "message":
+        return;
+    }
+  };
+
+  /** Stops the spinner timer (call before exiting). */
+  close(): void {
+    this.stopSpinner();
+  }
+
+  private endText(): void {
+    if (this.textOpen) {
+      this.opts.out.write("\n");
+      this.textOpen = false;
+    }
+  }
+
+  private startSpinner(): void {
+    this.drawSpinner();
+    if (!this.timer) {
+      this.timer = setInterval(() => this.drawSpinner(), 100);
+      this.timer.unref();
+    }
+  }
+
+  private drawSpinner(): void {
+    if (this.running.size === 0) return;
+    const labels = [...this.running.values()];
+    const head =
+      labels.length === 1
+        ? labels[0]
+        : `${labels.length} tools: ${labels.map((l) => l.split(" ")[1]).join(", ")}`;
+    const cols = (this.opts.status as { columns?: number }).columns ?? 100;
+    const line = `  ${SPINNER[this.frame++ % SPINNER.length]} ${head}`.slice(0, cols - 1);
+    this.opts.status.write(`\r${line}\x1b[K`);
+    this.spinnerShown = true;
+  }
+
+  private clearSpinner(): void {
+    if (this.spinnerShown) {
+      this.opts.status.write("\r\x1b[K");
+      this.spinnerShown = false;
+    }
+  }
+
+  private stopSpinner(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.clearSpinner();
+  }
+}
+
+const fmtPreview = (p: string): string => (p ? `: ${p}` : "");
+
+function firstLine(result: string): string {
+  try {
+    const parsed = JSON.parse(result) as { error?: unknown };
+    if (typeof parsed.error === "string") return parsed.error.split("\n")[0]!.slice(0, 160);
+  } catch {
+    // not JSON
+  }
+  return result.split("\n")[0]!.slice(0, 160);
+}

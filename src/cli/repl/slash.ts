@@ -1,0 +1,90 @@
+/** Slash commands of the interactive chat: one table feeds dispatch, /help and completion. */
+
+export interface SlashContext {
+  print(text: string): void;
+  newSession(): void;
+  currentModel(): string;
+  setModel(model: string): void;
+  exit(): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  aliases: readonly string[];
+  args?: string;
+  help: string;
+  run(arg: string, ctx: SlashContext): void;
+}
+
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: "new",
+    aliases: ["reset"],
+    help: "start a new session (fresh history and system prompt)",
+    run: (_arg, ctx) => {
+      ctx.newSession();
+      ctx.print("Started a new session.");
+    },
+  },
+  {
+    name: "model",
+    aliases: [],
+    args: "[model]",
+    help: "show the model, or switch to another one for the following turns",
+    run: (arg, ctx) => {
+      if (!arg) return ctx.print(`Model: ${ctx.currentModel()}`);
+      ctx.setModel(arg);
+      ctx.print(`Model switched to ${arg} for the following turns.`);
+    },
+  },
+  {
+    name: "help",
+    aliases: ["?"],
+    help: "list commands",
+    run: (_arg, ctx) => ctx.print(slashHelp()),
+  },
+  {
+    name: "exit",
+    aliases: ["quit", "q"],
+    help: "leave the chat",
+    run: (_arg, ctx) => ctx.exit(),
+  },
+];
+
+export function slashHelp(): string {
+  const rows = SLASH_COMMANDS.map((c) => {
+    const names = [c.name, ...c.aliases].map((n) => `/${n}`).join(", ");
+    return `  ${`${names}${c.args ? ` ${c.args}` : ""}`.padEnd(26)} ${c.help}`;
+  });
+  return [
+    "Commands:",
+    ...rows,
+    "",
+    "Ctrl+C interrupts the agent; press it twice to exit. Lines typed while the agent works are passed to it as guidance.",
+  ].join("\n");
+}
+
+export function findSlashCommand(name: string): SlashCommand | undefined {
+  const n = name.toLowerCase();
+  return SLASH_COMMANDS.find((c) => c.name === n || c.aliases.includes(n));
+}
+
+/** Runs a `/command arg` line. Returns false when the line is not a known command. */
+export function runSlash(line: string, ctx: SlashContext): boolean {
+  const match = /^\/(\S+)\s*(.*)$/s.exec(line.trim());
+  if (!match) return false;
+  const cmd = findSlashCommand(match[1]!);
+  if (!cmd) {
+    ctx.print(`Unknown command /${match[1]}. Type /help for the list.`);
+    return true;
+  }
+  cmd.run(match[2]!.trim(), ctx);
+  return true;
+}
+
+/** Tab completion for slash commands. */
+export function completeSlash(line: string): [string[], string] {
+  if (!line.startsWith("/")) return [[], line];
+  const names = SLASH_COMMANDS.flatMap((c) => [c.name, ...c.aliases]).map((n) => `/${n}`);
+  return [names.filter((n) => n.startsWith(line)), line];
+}

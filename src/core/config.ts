@@ -1,0 +1,176 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { type Document, isMap, isScalar, LineCounter, parseDocument, parse as parseYaml } from "yaml";
+import { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
+import { CONFIG_RULES, FREE_TYPED_KEYS } from "./config-rules.js";
+
+export { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
+
+/** A config.yaml problem, with the file, key and line in the message. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    readonly key?: string,
+    readonly line?: number,
+  ) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export interface LoadedConfig {
+  config: HermesConfig;
+  path: string;
+  /** Non-fatal notes (unknown keys), for `hermes config show` and the log. */
+  warnings: string[];
+}
+
+type Plain = Record<string, unknown>;
+
+const isPlainObject = (v: unknown): v is Plain => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const typeName = (v: unknown): string =>
+  v === null ? "null" : Array.isArray(v) ? "list" : typeof v === "object" ? "mapping" : typeof v;
+
+/** Deep merge: objects merge key by key, everything else (lists included) is replaced. */
+export function deepMerge<T>(base: T, override: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(override))
+    return (override === undefined ? base : override) as T;
+  const out: Plain = { ...base };
+  for (const [k, v] of Object.entries(override)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  return out as T;
+}
+
+/** The original accepts `model: some/model` as shorthand for `model: {default: some/model}`. */
+function normaliseShorthands(raw: Plain): Plain {
+  if (typeof raw.model === "string") return { ...raw, model: { default: raw.model } };
+  return raw;
+}
+
+function lineOf(doc: Document | undefined, counter: LineCounter, path: string[]): number | undefined {
+  if (!doc) return undefined;
+  for (let depth = path.length; depth > 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return counter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** Validates user values against the defaults' shape and the rules table. Returns warnings; throws on errors. */
+function validate(user: Plain, file: string, doc: Document | undefined, counter: LineCounter): string[] {
+  const warnings: string[] = [];
+  const walk = (value: Plain, defaults: Plain, path: string[]): void => {
+    for (const [key, v] of Object.entries(value)) {
+      const keyPath = [...path, key];
+      const dotted = keyPath.join(".");
+      if (!(key in defaults)) {
+        warnings.push(`${file}: unknown key '${dotted}' (ignored by this version)`);
+        continue;
+      }
+      const def = defaults[key];
+      const fail = (why: string): never => {
+        const line = lineOf(doc, counter, keyPath);
+        const where = line ? `${file}:${line}` : file;
+        throw new ConfigError(`${where}: '${dotted}' ${why} (got ${JSON.stringify(v)})`, file, dotted, line);
+      };
+      if (v === null) fail("has no value; remove the key or give it one");
+      const rule = CONFIG_RULES[dotted];
+      if (!FREE_TYPED_KEYS.has(dotted) && typeName(def) !== typeName(v)) {
+        fail(`must be a ${typeName(def)}, not a ${typeName(v)}`);
+      }
+      if (Array.isArray(def) && Array.isArray(v) && v.some((item) => typeof item !== "string")) {
+        fail("must be a list of strings");
+      }
+      if (rule) {
+        const problem = rule(v);
+        if (problem) fail(problem);
+      }
+      if (isPlainObject(def) && isPlainObject(v)) walk(v, def, keyPath);
+    }
+  };
+  walk(user, DEFAULT_CONFIG as unknown as Plain, []);
+  return warnings;
+}
+
+/** Parses and validates config text. Exposed for tests and `hermes config check`. */
+export function parseConfigText(text: string, file: string): LoadedConfig {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0]!;
+    const line = counter.linePos(err.pos[0]).line;
+    throw new ConfigError(
+      `${file}:${line}: invalid YAML: ${err.message.split("\n")[0]}`,
+      file,
+      undefined,
+      line,
+    );
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (!isPlainObject(raw)) {
+    throw new ConfigError(`${file}: the top level must be a mapping of keys, not a ${typeName(raw)}`, file);
+  }
+  const user = normaliseShorthands(raw);
+  const warnings = validate(user, file, typeof raw.model === "string" ? undefined : doc, counter);
+  return { config: deepMerge(DEFAULT_CONFIG, user), path: file, warnings };
+}
+
+/** Loads `config.yaml` from a home; a missing file means defaults. Throws ConfigError on bad input. */
+export function loadConfig(configPath: string): LoadedConfig {
+  if (!existsSync(configPath))
+    return { config: structuredClone(DEFAULT_CONFIG), path: configPath, warnings: [] };
+  let text: string;
+  try {
+    text = readFileSync(configPath, "utf8");
+  } catch (err) {
+    throw new ConfigError(`${configPath}: cannot read: ${(err as Error).message}`, configPath);
+  }
+  return parseConfigText(text, configPath);
+}
+
+/** Reads a dotted key from a config object. */
+export function getConfigValue(config: HermesConfig, dotted: string): unknown {
+  let cur: unknown = config;
+  for (const part of dotted.split(".")) {
+    if (!isPlainObject(cur) || !(part in cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+/** Interprets a command-line value the way YAML would (`5` → 5, `true` → true, `[a, b]` → list). */
+export function parseCliValue(raw: string): unknown {
+  try {
+    return parseYaml(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Sets one key in config.yaml, keeping the user's comments and layout, after validating the result.
+ * The file is replaced atomically; the previous content is never lost on a bad value.
+ */
+export function setConfigValue(configPath: string, dotted: string, value: unknown): HermesConfig {
+  const path = dotted.split(".");
+  const defaultValue = getConfigValue(DEFAULT_CONFIG, dotted);
+  if (defaultValue === undefined) throw new ConfigError(`unknown config key '${dotted}'`, configPath, dotted);
+  const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0)
+    throw new ConfigError(`${configPath}: invalid YAML; fix it before using 'config set'`, configPath);
+  if (path[0] === "model" && isScalar(doc.get("model", true))) {
+    doc.set("model", doc.createNode({ default: doc.get("model") }));
+  }
+  if (doc.contents !== null && !isMap(doc.contents)) {
+    throw new ConfigError(`${configPath}: the top level must be a mapping of keys`, configPath);
+  }
+  const coerced = typeof defaultValue === "string" && typeof value !== "string" ? String(value) : value;
+  doc.setIn(path, coerced);
+  const next = doc.toString();
+  const loaded = parseConfigText(next, configPath);
+  const tmp = `${configPath}.tmp-${process.pid}`;
+  writeFileSync(tmp, next, { mode: 0o600 });
+  renameSync(tmp, configPath);
+  return loaded.config;
+}

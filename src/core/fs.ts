@@ -1,0 +1,34 @@
+import { mkdir, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+
+const codeOf = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code;
+
+/**
+ * `mkdir -p` that walks the missing levels itself. Node's `{ recursive: true }` spins forever on
+ * virtual filesystems that answer ENOENT for every create (e.g. a path under /proc), which would
+ * hang a tool call; creating one level at a time fails fast with the real error instead.
+ */
+export async function ensureDir(dir: string, mode?: number): Promise<void> {
+  const missing: string[] = [];
+  let cur = resolve(dir);
+  for (;;) {
+    try {
+      const s = await stat(cur);
+      if (!s.isDirectory()) throw new Error(`${cur} exists and is not a directory`);
+      break;
+    } catch (err) {
+      if (codeOf(err) !== "ENOENT") throw err;
+      const parent = dirname(cur);
+      if (parent === cur) break;
+      missing.push(cur);
+      cur = parent;
+    }
+  }
+  for (const d of missing.reverse()) {
+    try {
+      await mkdir(d, mode === undefined ? undefined : { mode });
+    } catch (err) {
+      if (codeOf(err) !== "EEXIST") throw err;
+    }
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * chat_completions protocol: OpenAI, OpenRouter, Nous, Ollama, vLLM, llama.cpp and every other
+ * OpenAI-compatible server, through the `openai` SDK (loaded on first call: ~200 ms to import).
+ */
+import type OpenAI from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { baseUrlHostMatches } from "./detect.js";
+import { proxyTransportFor } from "./proxy.js";
+import {
+  assistantMessage,
+  type CallGuard,
+  clientKey,
+  createCallGuard,
+  createClientCache,
+  DEFAULT_TIMEOUT_MS,
+  failureEvent,
+} from "./stream-common.js";
+import type {
+  AssistantMessage,
+  ChatMessage,
+  FinishReason,
+  LlmEvent,
+  LlmRequest,
+  ModelTarget,
+  StreamFn,
+  ToolCall,
+  Usage,
+} from "./types.js";
+import { emptyUsage } from "./types.js";
+
+let sdk: Promise<typeof import("openai")> | undefined;
+const clients = createClientCache<OpenAI>();
+
+async function clientFor(target: ModelTarget): Promise<OpenAI> {
+  sdk ??= import("openai");
+  const { default: OpenAIClient } = await sdk;
+  const proxy = await proxyTransportFor(target.baseUrl);
+  return clients(clientKey(target, proxy?.proxyUrl), () => {
+    return new OpenAIClient({
+      baseURL: target.baseUrl,
+      apiKey: target.apiKey || "not-needed",
+      maxRetries: 0, // the agent owns retries, with classification and backoff
+      timeout: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(target.headers ? { defaultHeaders: target.headers } : {}),
+      ...(proxy ? { fetch: proxy.fetch, fetchOptions: proxy.fetchOptions } : {}),
+    });
+  });
+}
+
+/** Models that weigh the `developer` role above `system` (seed 004 §12.10). */
+export function usesDeveloperRole(model: string): boolean {
+  const m = model.toLowerCase();
+  return m.includes("gpt-5") || m.includes("codex");
+}
+
+/** OpenAI's reasoning models reject `max_tokens` and want `max_completion_tokens`. */
+export function usesMaxCompletionTokens(target: ModelTarget): boolean {
+  const model = target.model.toLowerCase().replace(/^openai\//, "");
+  return baseUrlHostMatches(target.baseUrl, "api.openai.com") && /^(gpt-5|o\d)/.test(model);
+}
+
+/** Internal messages → wire messages. Only the fields the protocol knows are sent. */
+export function toOpenAIMessages(
+  messages: readonly ChatMessage[],
+  model: string,
+): ChatCompletionMessageParam[] {
+  const developer = usesDeveloperRole(model);
+  return messages.map((m) => toOpenAIMessage(m, developer));
+}
+
+function toOpenAIMessage(m: ChatMessage, developer: boolean): ChatCompletionMessageParam {
+  switch (m.role) {
+    case "system":
+      return { role: developer ? "developer" : "system", content: m.content };
+    case "user":
+      return {
+        role: "user",
+        content: typeof m.content === "string" ? m.content : m.content.map((p) => ({ ...p })),
+      };
+    case "assistant": {
+      const out: ChatCompletionMessageParam = { role: "assistant", content: m.content };
+      if (m.tool_calls && m.tool_calls.length > 0) out.tool_calls = m.tool_calls.map((c) => ({ ...c }));
+      return out;
+    }
+    case "tool":
+      return { role: "tool", tool_call_id: m.tool_call_id, content: m.content };
+  }
+}
+
+export function buildChatParams(request: LlmRequest): ChatCompletionCreateParamsStreaming {
+  const { target } = request;
+  const params: ChatCompletionCreateParamsStreaming = {
+    model: target.model,
+    messages: toOpenAIMessages(request.messages, target.model),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  // Some servers reject an empty tools array.
+  if (request.tools.length > 0) params.tools = request.tools.map((t) => ({ ...t }));
+  if (request.temperature !== undefined) params.temperature = request.temperature;
+  if (target.maxTokens !== undefined) {
+    if (usesMaxCompletionTokens(target)) params.max_completion_tokens = target.maxTokens;
+    else params.max_tokens = target.maxTokens;
+  }
+  return params;
+}
+
+interface ToolSlot {
+  id: string;
+  name: string;
+  args: string;
+  started: boolean;
+}
+
+/** Assembles streamed chunks into events and the final message. */
+class ChatAssembler {
+  text = "";
+  reasoning = "";
+  usage: Usage | undefined;
+  finish: string | undefined;
+  private readonly slots: ToolSlot[] = [];
+  private readonly slotByIndex = new Map<number, number>();
+
+  *accept(chunk: ChatCompletionChunk): Generator<LlmEvent> {
+    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    if (choice.finish_reason) this.finish = choice.finish_reason;
+    const delta = choice.delta as ChatCompletionChunk.Choice.Delta & Record<string, unknown>;
+    if (!delta) return;
+    // Non-standard reasoning fields: DeepSeek/vLLM use reasoning_content, OpenRouter uses reasoning.
+    const reasoning = delta.reasoning_content ?? delta.reasoning;
+    if (typeof reasoning === "string" && reasoning) {
+      this.reasoning += reasoning;
+      yield { type: "reasoning_delta", text: reasoning };
+    }
+    if (typeof delta.content === "string" && delta.content) {
+      this.text += delta.content;
+      yield { type: "text_delta", text: delta.content };
+    }
+    for (const call of delta.tool_calls ?? []) yield* this.acceptToolCall(call);
+  }
+
+  private *acceptToolCall(call: ChatCompletionChunk.Choice.Delta.ToolCall): Generator<LlmEvent> {
+    const key = call.index ?? 0;
+    let pos = this.slotByIndex.get(key);
+    // A new id at a used index means the server numbers every call 0 (seen with some proxies).
+    if (pos === undefined || (call.id && this.slots[pos]!.id && call.id !== this.slots[pos]!.id)) {
+      pos = this.slots.push({ id: "", name: "", args: "", started: false }) - 1;
+      this.slotByIndex.set(key, pos);
+    }
+    const slot = this.slots[pos]!;
+    if (call.id && !slot.id) slot.id = call.id;
+    // Names arrive once; some servers repeat them in later chunks, so never concatenate.
+    if (call.function?.name && !slot.name) slot.name = call.function.name;
+    const piece = call.function?.arguments ?? "";
+    slot.args += piece;
+    if (!slot.started && slot.name) {
+      slot.started = true;
+      slot.id ||= `call_${pos}_${Date.now().toString(36)}`;
+      yield { type: "tool_call_start", index: pos, id: slot.id, name: slot.name };
+      if (slot.args) yield { type: "tool_call_delta", index: pos, argumentsDelta: slot.args };
+    } else if (slot.started && piece) {
+      yield { type: "tool_call_delta", index: pos, argumentsDelta: piece };
+    }
+  }
+
+  toolCalls(): ToolCall[] {
+    return this.slots
+      .filter((s) => s.name)
+      .map((s) => ({ id: s.id, type: "function" as const, function: { name: s.name, arguments: s.args } }));
+  }
+
+  message(): AssistantMessage {
+    const message = assistantMessage(this.text, this.reasoning);
+    const calls = this.toolCalls();
+    if (calls.length > 0) message.tool_calls = calls;
+    return message;
+  }
+
+  finishReason(): FinishReason {
+    if (this.toolCalls().length > 0 && (this.finish === undefined || this.finish === "stop"))
+      return "tool_calls";
+    switch (this.finish) {
+      case "tool_calls":
+      case "function_call":
+        return "tool_calls";
+      case "length":
+        return "length";
+      case "content_filter":
+        return "content_filter";
+      default:
+        return "stop";
+    }
+  }
+}
+
+type WireUsage = NonNullable<ChatCompletionChunk["usage"]>;
+
+/** prompt_tokens already includes cached tokens on every OpenAI-compatible server we know. */
+export function toUsage(u: WireUsage): Usage {
+  const details = u.prompt_tokens_details as
+    | (typeof u.prompt_tokens_details & { cache_write_tokens?: number })
+    | undefined;
+  const usage = emptyUsage();
+  usage.inputTokens = u.prompt_tokens ?? 0;
+  usage.outputTokens = u.completion_tokens ?? 0;
+  usage.cacheReadTokens = details?.cached_tokens ?? 0;
+  usage.cacheWriteTokens = details?.cache_write_tokens ?? 0;
+  usage.reasoningTokens = u.completion_tokens_details?.reasoning_tokens ?? 0;
+  return usage;
+}
+
+/**
+ * Streams one chat completion. Never throws: every failure (HTTP error, refused connection, reset,
+ * idle timeout, abort) ends the stream with an `error` event carrying a ClassifiedError.
+ */
+export const streamOpenAIChat: StreamFn = (request) => run(request);
+
+async function* run(request: LlmRequest): AsyncGenerator<LlmEvent> {
+  const { target } = request;
+  const guard: CallGuard = createCallGuard(request.signal, target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const acc = new ChatAssembler();
+  try {
+    const client = await clientFor(target);
+    const stream = await client.chat.completions.create(buildChatParams(request), { signal: guard.signal });
+    for await (const chunk of stream) {
+      guard.touch();
+      yield* acc.accept(chunk);
+    }
+    if (guard.signal.aborted) throw guard.signal.reason;
+    yield {
+      type: "done",
+      message: acc.message(),
+      usage: acc.usage ?? emptyUsage(),
+      finishReason: acc.finishReason(),
+    };
+  } catch (err) {
+    // Tool calls are left out of the partial: half-streamed arguments cannot be replayed.
+    const partial = acc.text || acc.reasoning ? assistantMessage(acc.text, acc.reasoning) : undefined;
+    yield failureEvent(err, target, guard, request.messages, partial, acc.usage);
+  } finally {
+    guard.dispose();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * Stream function per wire protocol. The protocol modules load their SDKs lazily, so importing
+ * this registry costs nothing at startup.
+ */
+import { streamAnthropic } from "./anthropic.js";
+import { classified } from "./errors.js";
+import { streamOpenAIChat } from "./openai-chat.js";
+import type { ApiMode, LlmEvent, LlmRequest, StreamFn } from "./types.js";
+
+/** A StreamFn for a protocol this build cannot speak: fails at once, non-retryably. */
+function unsupported(apiMode: ApiMode): StreamFn {
+  return async function* (request: LlmRequest): AsyncGenerator<LlmEvent> {
+    yield {
+      type: "error",
+      error: classified(
+        "format_error",
+        `API mode ${apiMode} (model ${request.target.model}) is not supported in this build. ` +
+          "Set model.api_mode to chat_completions or anthropic_messages if the endpoint speaks one of them.",
+      ),
+    };
+  };
+}
+
+/** The stream function for `apiMode`. Total over ApiMode; never throws. */
+export function getStreamFn(apiMode: ApiMode): StreamFn {
+  switch (apiMode) {
+    case "chat_completions":
+      return streamOpenAIChat;
+    case "anthropic_messages":
+      return streamAnthropic;
+    case "codex_responses":
+    case "bedrock_converse":
+      return unsupported(apiMode);
+  }
+}
+
+/** Streams `request` with the protocol its target names. Never throws. */
+export function streamLlm(request: LlmRequest): AsyncIterable<LlmEvent> {
+  return getStreamFn(request.target.apiMode)(request);
+}

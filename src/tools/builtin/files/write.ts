@@ -1,0 +1,40 @@
+import type { ToolContext } from "../../context.js";
+import { argString, toolError, toolResult } from "../util.js";
+import { checkWritable } from "./common.js";
+
+export const WRITE_FILE_SCHEMA = {
+  description:
+    "Create or overwrite a file with the given content (parent directories are created). For edits " +
+    "to an existing file prefer patch.",
+  parameters: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "File path (relative to the working directory, ~ allowed)." },
+      content: { type: "string", description: "The complete new file content." },
+    },
+    required: ["path", "content"],
+  },
+};
+
+const countLines = (s: string): number => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0));
+
+export async function handleWriteFile(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  const rawPath = argString(args, "path");
+  if (!rawPath) return toolError("path is required.");
+  const raw = args.content;
+  if (raw === undefined || raw === null) return toolError('content is required (use "" for an empty file).');
+  // Models sometimes send a JSON file's content as an object: write it as formatted JSON.
+  const content = typeof raw === "string" ? raw : `${JSON.stringify(raw, null, 2)}\n`;
+  const full = ctx.env.resolvePath(rawPath);
+  const refused = await checkWritable(ctx, full);
+  if (refused) return toolError(refused);
+  const st = await ctx.env.stat(full);
+  if (st?.isDirectory) return toolError(`${full} is a directory; give a file path.`);
+  await ctx.env.writeFile(full, content);
+  return toolResult({
+    success: true,
+    path: full,
+    bytes_written: Buffer.byteLength(content, "utf8"),
+    lines: countLines(content),
+  });
+}

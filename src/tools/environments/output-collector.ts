@@ -1,0 +1,64 @@
+/**
+ * Bounded capture of a process's output: the first `cap` bytes and a rolling last `cap` bytes are
+ * kept; anything between is counted and dropped, so a runaway command cannot exhaust memory.
+ */
+export class OutputCollector {
+  private readonly head: Buffer[] = [];
+  private headLen = 0;
+  private tail: Buffer[] = [];
+  private tailLen = 0;
+  private droppedBytes = 0;
+
+  constructor(private readonly cap: number) {}
+
+  get dropped(): number {
+    return this.droppedBytes;
+  }
+
+  push(data: Buffer | string): void {
+    let chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    if (this.headLen < this.cap) {
+      const room = this.cap - this.headLen;
+      if (chunk.length <= room) {
+        this.head.push(chunk);
+        this.headLen += chunk.length;
+        return;
+      }
+      this.head.push(chunk.subarray(0, room));
+      this.headLen = this.cap;
+      chunk = chunk.subarray(room);
+    }
+    this.tail.push(chunk);
+    this.tailLen += chunk.length;
+    let excess = this.tailLen - this.cap;
+    if (excess <= 0) return;
+    let drop = 0;
+    while (excess > 0) {
+      const first = this.tail[drop]!;
+      if (first.length <= excess) {
+        excess -= first.length;
+        this.tailLen -= first.length;
+        this.droppedBytes += first.length;
+        drop += 1;
+      } else {
+        this.tail[drop] = first.subarray(excess);
+        this.tailLen -= excess;
+        this.droppedBytes += excess;
+        excess = 0;
+      }
+    }
+    if (drop > 0) this.tail = this.tail.slice(drop);
+  }
+
+  /** Everything kept, decoded as UTF-8, with a marker where bytes were dropped. */
+  text(): string {
+    if (this.droppedBytes === 0) return Buffer.concat([...this.head, ...this.tail]).toString("utf8");
+    const head = Buffer.concat(this.head)
+      .toString("utf8")
+      .replace(/\uFFFD+$/, "");
+    const tail = Buffer.concat(this.tail)
+      .toString("utf8")
+      .replace(/^\uFFFD+/, "");
+    return `${head}\n[... ${this.droppedBytes} bytes of output dropped (over the capture limit) ...]\n${tail}`;
+  }
+}

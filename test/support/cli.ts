@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const BIN = join(ROOT, "bin", "hermes.js");
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRun {
+  child: ReturnType<typeof spawn>;
+  /** Resolves when the process exits. */
+  done: Promise<CliResult>;
+  /** Resolves when stderr has contained `text`. */
+  waitForStderr(text: string): Promise<void>;
+}
+
+/** Env for a hermetic run: no provider keys or proxies leak in from the machine. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/API_KEY|BASE_URL|PROXY|TOKEN|^HERMES_/i.test(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, NO_COLOR: "1", ...extra };
+}
+
+/** Starts the real `hermes` binary (async: the fake LLM server lives in this process). */
+export function startHermes(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string },
+): CliRun {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiters: Array<{ text: string; resolve: () => void }> = [];
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+    for (const w of waiters.filter((x) => stderr.includes(x.text))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  if (opts.input !== undefined) child.stdin.end(opts.input);
+  else child.stdin.end();
+  const done = new Promise<CliResult>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    child,
+    done,
+    waitForStderr: (text) =>
+      stderr.includes(text)
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ text, resolve })),
+  };
+}
+
+export function runHermes(
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string },
+): Promise<CliResult> {
+  return startHermes(args, opts).done;
+}
+
+export interface Sandbox {
+  home: string;
+  work: string;
+}
+
+/** A fresh HERMES_HOME (with an optional config.yaml) and a working directory. */
+export function sandbox(configYaml?: string): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), "hermes-e2e-"));
+  const home = join(root, "home");
+  const work = join(root, "work");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  if (configYaml !== undefined) writeFileSync(join(home, "config.yaml"), configYaml);
+  return { home, work };
+}
