@@ -9,17 +9,19 @@ export const BIN = join(ROOT, "bin", "hermes.js");
 const TIME = "/usr/bin/time";
 
 /** Runs argv once; resolves to { ms, rssMb, code, stdout }. Peak RSS comes from GNU time when present. */
-export function runOnce(argv, { env = process.env, cwd = ROOT, onStderr } = {}) {
+export function runOnce(argv, { env = process.env, cwd = ROOT, onStderr, measureRss = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "hermes-bench-"));
   const out = join(dir, "time.txt");
-  const useTime = (() => {
-    try {
-      readFileSync(TIME);
-      return true;
-    } catch {
-      return false;
-    }
-  })();
+  const useTime =
+    measureRss &&
+    (() => {
+      try {
+        readFileSync(TIME);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
   const cmd = useTime ? TIME : argv[0];
   const args = useTime ? ["-f", "%M", "-o", out, ...argv] : argv.slice(1);
   return new Promise((resolve) => {

@@ -1,6 +1,6 @@
 // A scripted 10-tool-call session through the real binary (`hermes -z`) against an instant fake
 // LLM server: spawn-to-exit wall time and peak RSS. Also the interrupt latency of a running command.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
@@ -34,16 +34,28 @@ function sandbox() {
     join(home, "config.yaml"),
     `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n`,
   );
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, HERMES_HOME: home };
-  return { env, work };
+  const memOut = join(root, "mem.json");
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HERMES_HOME: home,
+    HERMES_BENCH_MEM_OUT: memOut,
+    NODE_OPTIONS: `--import ${join(import.meta.dirname, "mem-report.mjs")}`,
+  };
+  return { env, work, memOut };
 }
 
 async function oneSession() {
-  const { env, work } = sandbox();
+  const { env, work, memOut } = sandbox();
   fake.enqueue(...script());
   const r = await runOnce([process.execPath, BIN, "-z", "set up the project"], { env, cwd: work });
   if (r.code !== 0 || r.stdout !== "Done.\n") throw new Error(`session failed: code ${r.code} ${r.stdout}`);
-  return r;
+  const mem = existsSync(memOut) ? JSON.parse(readFileSync(memOut, "utf8")) : {};
+  return {
+    ...r,
+    pss: mem.Pss ?? Number.NaN,
+    priv: (mem.Private_Dirty ?? Number.NaN) + (mem.Private_Clean ?? 0),
+  };
 }
 
 await oneSession(); // warm-up (compile cache)
@@ -52,14 +64,19 @@ console.log(`scripted 10-tool-call session, hermes -z against an instant server 
 console.log(
   `  spawn-to-exit ${fmt(median(rs.map((r) => r.ms)))} ms   peak RSS ${fmt(median(rs.map((r) => r.rssMb)))} MB`,
 );
+console.log(
+  `  at exit: PSS ${fmt(median(rs.map((r) => r.pss)))} MB, private ${fmt(median(rs.map((r) => r.priv)))} MB (the rest of RSS is the shared Node binary)`,
+);
 
 async function interruptLatency() {
   const { env, work } = sandbox();
   fake.enqueue(call("terminal", { command: "sleep 30" }));
   let sentAt = 0;
+  // No GNU time wrapper here: the signal must reach hermes itself.
   const r = await runOnce([process.execPath, BIN, "chat", "-q", "wait"], {
     env,
     cwd: work,
+    measureRss: false,
     onStderr: (text, child) => {
       if (!sentAt && text.includes("terminal: sleep")) {
         sentAt = performance.now();

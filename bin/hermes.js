@@ -10,7 +10,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.exit(0);
 }
 module.enableCompileCache?.();
-const { main } = await import("../dist/cli/main.js");
+const { main } = await import("../dist/bundle/hermes.js");
 const code = await main(args);
 // Exit once stdout has drained: idle keep-alive sockets must not hold the process open.
 process.stdout.write("", () => process.exit(code));

@@ -15,7 +15,7 @@ function newest(dir: string): number {
 /** End-to-end tests run the real binary, which loads dist/: rebuild it when src/ is newer. */
 export default function setup(): void {
   const root = join(import.meta.dirname, "..");
-  const entry = join(root, "dist", "cli", "main.js");
+  const entry = join(root, "dist", "bundle", "hermes.js");
   if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, "src"))) return;
   execFileSync(
     process.execPath,

@@ -35,13 +35,15 @@ async function clientFor(target: ModelTarget): Promise<Anthropic> {
   const { default: AnthropicClient } = await sdk;
   const proxy = await proxyTransportFor(target.baseUrl);
   return clients(clientKey(target, proxy?.proxyUrl), () => {
+    const apiKey = target.apiKey || "not-needed";
     return new AnthropicClient({
       baseURL: target.baseUrl,
       // Always explicit: without it the SDK goes looking for profiles and env credentials.
-      apiKey: target.apiKey || "not-needed",
+      apiKey,
       maxRetries: 0, // the agent owns retries, with classification and backoff
       timeout: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(target.headers ? { defaultHeaders: target.headers } : {}),
+      // The SDK sends the key as a Bearer token; Anthropic-compatible gateways often only read x-api-key.
+      defaultHeaders: { "x-api-key": apiKey, ...target.headers },
       ...(proxy ? { fetch: proxy.fetch, fetchOptions: proxy.fetchOptions } : {}),
     });
   });

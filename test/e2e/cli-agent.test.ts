@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
+import { cleanEnv, killStrays, runHermes, sandbox, startHermes } from "../support/cli.js";
 import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
 
 type Protocol = "openai" | "anthropic";
@@ -11,6 +11,7 @@ beforeEach(async () => {
   fake = await startFakeLlm();
 });
 afterEach(async () => {
+  killStrays();
   await fake.close();
 });
 

@@ -31,6 +31,14 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: "1", ...extra };
 }
 
+const live = new Set<ReturnType<typeof spawn>>();
+
+/** Kills any `hermes` child a test left running (a failed or timed-out test must not leave strays). */
+export function killStrays(): void {
+  for (const child of live) child.kill("SIGKILL");
+  live.clear();
+}
+
 /** Starts the real `hermes` binary (async: the fake LLM server lives in this process). */
 export function startHermes(
   args: string[],
@@ -57,7 +65,10 @@ export function startHermes(
   if (opts.input !== undefined) child.stdin.end(opts.input);
   else child.stdin.end();
   const done = new Promise<CliResult>((resolve) => {
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.on("close", (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
   return {
     child,

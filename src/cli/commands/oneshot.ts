@@ -34,7 +34,8 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     showReasoning: !opts.quiet && runtime.config.display.show_reasoning,
   });
   const onEvent = (e: AgentEvent): void => {
-    if (!opts.quiet) renderer.handle(e);
+    // -z keeps stdout for the answer alone; waits on a struggling provider still show on stderr.
+    if (!opts.quiet || (e.type === "status" && e.kind === "retry")) renderer.handle(e);
   };
   const agent = runtime.newAgent(onEvent);
   const removeHandler = installInterruptHandler(() => agent.interrupt());

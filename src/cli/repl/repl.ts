@@ -82,6 +82,10 @@ class ReplSession {
         }
       });
       process.on("SIGINT", () => this.onSigint());
+      process.on("SIGTERM", () => {
+        this.agent.interrupt();
+        this.exit(143);
+      });
     });
   }
 
