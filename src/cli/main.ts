@@ -99,6 +99,17 @@ function buildProgram(setExit: (code: number) => void): Command {
     setExit(await runRepl(merged));
   });
 
+  addRunOptions(
+    program
+      .command("prompt-size")
+      .description(
+        "show the fixed size of every request: system prompt and tool schemas, in chars and ~tokens",
+      ),
+  ).action(async (opts: RootFlags) => {
+    const { runPromptSize } = await import("./commands/prompt-size.js");
+    setExit(await runPromptSize({ ...program.opts<RootFlags>(), ...opts }));
+  });
+
   const config = program
     .command("config")
     .description("show or change config.yaml (show | path | set KEY VALUE | check)");
