@@ -14,6 +14,7 @@ import { createLocalEnvironmentProvider } from "../tools/environments/local.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { selectTools } from "../tools/toolsets.js";
+import { describeFatal } from "./errors.js";
 import { logAgentEvent } from "./event-log.js";
 
 /** Flags shared by every command that runs the agent. */
@@ -118,4 +119,15 @@ export function createRuntime(flags: RunFlags): Runtime {
       await logger.flush();
     },
   };
+}
+
+/** createRuntime for commands: on a startup problem, prints a message for humans and returns undefined. */
+export function openRuntime(flags: RunFlags): Runtime | undefined {
+  if (flags.yolo) process.env.HERMES_YOLO_MODE = "1";
+  try {
+    return createRuntime(flags);
+  } catch (err) {
+    process.stderr.write(`${describeFatal(err)}\n`);
+    return undefined;
+  }
 }

@@ -9,16 +9,14 @@ import { proxyTransportFor } from "./proxy.js";
 import {
   assistantMessage,
   clientKey,
-  createCallGuard,
   createClientCache,
   DEFAULT_TIMEOUT_MS,
-  failureEvent,
+  runProviderStream,
 } from "./stream-common.js";
 import type {
   AssistantMessage,
   FinishReason,
   LlmEvent,
-  LlmRequest,
   ModelTarget,
   StreamFn,
   ThinkingBlock,
@@ -202,31 +200,8 @@ class MessageAssembler {
  * Streams one Messages API call. Never throws: every failure (HTTP error, in-stream error event,
  * refused connection, reset, idle timeout, abort) ends the stream with an `error` event.
  */
-export const streamAnthropic: StreamFn = (request) => run(request);
-
-async function* run(request: LlmRequest): AsyncGenerator<LlmEvent> {
-  const { target } = request;
-  const guard = createCallGuard(request.signal, target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const acc = new MessageAssembler();
-  try {
-    const client = await clientFor(target);
-    const stream = await client.messages.create(buildAnthropicParams(request), { signal: guard.signal });
-    for await (const event of stream) {
-      guard.touch();
-      yield* acc.accept(event);
-    }
-    if (guard.signal.aborted) throw guard.signal.reason;
-    yield {
-      type: "done",
-      message: acc.message(),
-      usage: acc.usage ?? emptyUsage(),
-      finishReason: acc.finishReason(),
-    };
-  } catch (err) {
-    // Tool calls are left out of the partial: half-streamed arguments cannot be replayed.
-    const partial = acc.text || acc.reasoning ? assistantMessage(acc.text, acc.reasoning) : undefined;
-    yield failureEvent(err, target, guard, request.messages, partial, acc.usage);
-  } finally {
-    guard.dispose();
-  }
-}
+export const streamAnthropic: StreamFn = (request) =>
+  runProviderStream(request, new MessageAssembler(), async (signal) => {
+    const client = await clientFor(request.target);
+    return client.messages.create(buildAnthropicParams(request), { signal });
+  });

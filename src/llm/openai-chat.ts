@@ -12,12 +12,10 @@ import { baseUrlHostMatches } from "./detect.js";
 import { proxyTransportFor } from "./proxy.js";
 import {
   assistantMessage,
-  type CallGuard,
   clientKey,
-  createCallGuard,
   createClientCache,
   DEFAULT_TIMEOUT_MS,
-  failureEvent,
+  runProviderStream,
 } from "./stream-common.js";
 import type {
   AssistantMessage,
@@ -219,31 +217,8 @@ export function toUsage(u: WireUsage): Usage {
  * Streams one chat completion. Never throws: every failure (HTTP error, refused connection, reset,
  * idle timeout, abort) ends the stream with an `error` event carrying a ClassifiedError.
  */
-export const streamOpenAIChat: StreamFn = (request) => run(request);
-
-async function* run(request: LlmRequest): AsyncGenerator<LlmEvent> {
-  const { target } = request;
-  const guard: CallGuard = createCallGuard(request.signal, target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const acc = new ChatAssembler();
-  try {
-    const client = await clientFor(target);
-    const stream = await client.chat.completions.create(buildChatParams(request), { signal: guard.signal });
-    for await (const chunk of stream) {
-      guard.touch();
-      yield* acc.accept(chunk);
-    }
-    if (guard.signal.aborted) throw guard.signal.reason;
-    yield {
-      type: "done",
-      message: acc.message(),
-      usage: acc.usage ?? emptyUsage(),
-      finishReason: acc.finishReason(),
-    };
-  } catch (err) {
-    // Tool calls are left out of the partial: half-streamed arguments cannot be replayed.
-    const partial = acc.text || acc.reasoning ? assistantMessage(acc.text, acc.reasoning) : undefined;
-    yield failureEvent(err, target, guard, request.messages, partial, acc.usage);
-  } finally {
-    guard.dispose();
-  }
-}
+export const streamOpenAIChat: StreamFn = (request) =>
+  runProviderStream(request, new ChatAssembler(), async (signal) => {
+    const client = await clientFor(request.target);
+    return client.chat.completions.create(buildChatParams(request), { signal });
+  });

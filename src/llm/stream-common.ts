@@ -3,7 +3,16 @@
  * and turning a failure into the stream's final `error` event.
  */
 import { classified, classifyError } from "./errors.js";
-import type { AssistantMessage, ChatMessage, LlmEvent, ModelTarget, Usage } from "./types.js";
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  emptyUsage,
+  type FinishReason,
+  type LlmEvent,
+  type LlmRequest,
+  type ModelTarget,
+  type Usage,
+} from "./types.js";
 
 /** The SDKs' own default; a stream silent for this long is treated as dead. */
 export const DEFAULT_TIMEOUT_MS = 600_000;
@@ -133,4 +142,49 @@ export function clientKey(target: ModelTarget, proxyUrl: string | undefined): st
     target.timeoutMs ?? 0,
     proxyUrl ?? "",
   ]);
+}
+
+/** Folds one protocol's stream chunks into LlmEvents and, at the end, the assistant message. */
+export interface StreamAssembler<Chunk> {
+  readonly text: string;
+  readonly reasoning: string;
+  readonly usage: Usage | undefined;
+  accept(chunk: Chunk): Iterable<LlmEvent>;
+  message(): AssistantMessage;
+  finishReason(): FinishReason;
+}
+
+/**
+ * The shared body of every wire protocol's StreamFn: opens the stream under an idle/abort guard,
+ * feeds chunks to the assembler, and turns any failure into a final classified `error` event.
+ * Never throws.
+ */
+export async function* runProviderStream<Chunk>(
+  request: LlmRequest,
+  assembler: StreamAssembler<Chunk>,
+  open: (signal: AbortSignal) => Promise<AsyncIterable<Chunk>>,
+): AsyncGenerator<LlmEvent> {
+  const { target } = request;
+  const guard = createCallGuard(request.signal, target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  try {
+    const stream = await open(guard.signal);
+    for await (const chunk of stream) {
+      guard.touch();
+      yield* assembler.accept(chunk);
+    }
+    if (guard.signal.aborted) throw guard.signal.reason;
+    yield {
+      type: "done",
+      message: assembler.message(),
+      usage: assembler.usage ?? emptyUsage(),
+      finishReason: assembler.finishReason(),
+    };
+  } catch (err) {
+    // Tool calls are left out of the partial: half-streamed arguments cannot be replayed.
+    const { text, reasoning } = assembler;
+    const partial = text || reasoning ? assistantMessage(text, reasoning) : undefined;
+    yield failureEvent(err, target, guard, request.messages, partial, assembler.usage);
+  } finally {
+    guard.dispose();
+  }
 }

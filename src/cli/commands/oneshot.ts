@@ -1,7 +1,6 @@
 import type { AgentEvent } from "../../agent/events.js";
-import { describeFatal } from "../errors.js";
 import { TerminalRenderer } from "../render.js";
-import { createRuntime, type RunFlags } from "../runtime.js";
+import { openRuntime, type RunFlags } from "../runtime.js";
 import { installInterruptHandler } from "../signals.js";
 
 export interface OneshotOptions {
@@ -18,14 +17,8 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     process.stderr.write("hermes: the prompt is empty\n");
     return 2;
   }
-  if (flags.yolo) process.env.HERMES_YOLO_MODE = "1";
-  let runtime: ReturnType<typeof createRuntime>;
-  try {
-    runtime = createRuntime(flags);
-  } catch (err) {
-    process.stderr.write(`${describeFatal(err)}\n`);
-    return 1;
-  }
+  const runtime = openRuntime(flags);
+  if (!runtime) return 1;
   const renderer = new TerminalRenderer({
     out: process.stderr,
     status: process.stderr,

@@ -1,5 +1,4 @@
-import { describeFatal } from "../errors.js";
-import { createRuntime, type RunFlags } from "../runtime.js";
+import { openRuntime, type RunFlags } from "../runtime.js";
 
 /** Rough tokens for English text and JSON: about four characters each. */
 const approxTokens = (chars: number): number => Math.ceil(chars / 4);
@@ -9,13 +8,8 @@ const approxTokens = (chars: number): number => Math.ceil(chars / 4);
  * schema, in characters and approximate tokens, largest first.
  */
 export async function runPromptSize(flags: RunFlags): Promise<number> {
-  let runtime: ReturnType<typeof createRuntime>;
-  try {
-    runtime = createRuntime(flags);
-  } catch (err) {
-    process.stderr.write(`${describeFatal(err)}\n`);
-    return 1;
-  }
+  const runtime = openRuntime(flags);
+  if (!runtime) return 1;
   try {
     const agent = runtime.newAgent(() => {});
     const { systemPrompt, tools } = await agent.prepareSession();

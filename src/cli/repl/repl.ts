@@ -1,8 +1,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../../agent/agent.js";
-import { describeFatal } from "../errors.js";
 import { TerminalRenderer } from "../render.js";
-import { createRuntime, type RunFlags, type Runtime } from "../runtime.js";
+import { openRuntime, type RunFlags, type Runtime } from "../runtime.js";
 import { completeSlash, runSlash, type SlashContext } from "./slash.js";
 
 const DOUBLE_PRESS_MS = 2000;
@@ -12,14 +11,8 @@ const DOUBLE_PRESS_MS = 2000;
  * "interrupt the turn" (twice: exit). Resolves to the exit code when the user leaves.
  */
 export async function runRepl(flags: RunFlags): Promise<number> {
-  if (flags.yolo) process.env.HERMES_YOLO_MODE = "1";
-  let runtime: Runtime;
-  try {
-    runtime = createRuntime(flags);
-  } catch (err) {
-    process.stderr.write(`${describeFatal(err)}\n`);
-    return 1;
-  }
+  const runtime = openRuntime(flags);
+  if (!runtime) return 1;
   for (const w of runtime.configWarnings) process.stderr.write(`warning: ${w}\n`);
   if (runtime.unknownToolsets.length > 0) {
     process.stderr.write(`warning: unknown toolsets ignored: ${runtime.unknownToolsets.join(", ")}\n`);
