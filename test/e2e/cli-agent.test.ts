@@ -247,9 +247,20 @@ describe("hermes CLI bad input", () => {
       "--profile",
       "chat",
       "config",
+      "prompt-size",
     ]) {
       expect(h.stdout).toContain(flag);
     }
+  });
+
+  it("prompt-size reports the system prompt and each enabled tool's schema", async () => {
+    const box = sandbox();
+    const env = cleanEnv({ HERMES_HOME: box.home, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+    const r = await runHermes(["prompt-size", "-m", "gpt-5", "-t", "file"], { env, cwd: box.work });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("system prompt");
+    expect(r.stdout).toContain("read_file");
+    expect(r.stdout).not.toContain("terminal ");
   });
 
   it("config set/show/path work against the profile's home", async () => {
