@@ -3,21 +3,22 @@
  * message (for the user, naming what is allowed) or undefined when the value is fine.
  */
 
-type Rule = (value: unknown) => string | undefined;
+/** Returns a message for the user (what is allowed) or undefined when the value is fine. */
+export type Rule = (value: unknown) => string | undefined;
 
-const oneOf =
+export const oneOf =
   (...allowed: readonly (string | boolean)[]): Rule =>
   (v) =>
     allowed.includes(v as string | boolean)
       ? undefined
       : `must be one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}`;
 
-const intAtLeast =
+export const intAtLeast =
   (min: number): Rule =>
   (v) =>
     typeof v === "number" && Number.isInteger(v) && v >= min ? undefined : `must be an integer >= ${min}`;
 
-const numberAbove =
+export const numberAbove =
   (min: number): Rule =>
   (v) =>
     typeof v === "number" && v > min ? undefined : `must be a number > ${min}`;

@@ -78,14 +78,17 @@ function validate(user: Plain, file: string, doc: Document | undefined, counter:
       if (!FREE_TYPED_KEYS.has(dotted) && typeName(def) !== typeName(v)) {
         fail(`must be a ${typeName(def)}, not a ${typeName(v)}`);
       }
-      if (Array.isArray(def) && Array.isArray(v) && v.some((item) => typeof item !== "string")) {
+      // Lists are lists of strings unless a rule says what their items are (e.g. fallback_providers).
+      if (!rule && Array.isArray(def) && Array.isArray(v) && v.some((item) => typeof item !== "string")) {
         fail("must be a list of strings");
       }
       if (rule) {
         const problem = rule(v);
         if (problem) fail(problem);
       }
-      if (isPlainObject(def) && isPlainObject(v)) walk(v, def, keyPath);
+      // An empty default mapping is free-form (keys chosen by the user); its rule checks the values.
+      const freeForm = isPlainObject(def) && Object.keys(def).length === 0;
+      if (isPlainObject(def) && isPlainObject(v) && !freeForm) walk(v, def, keyPath);
     }
   };
   walk(user, DEFAULT_CONFIG as unknown as Plain, []);
