@@ -2,6 +2,12 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 
-for (const script of ["startup.mjs", "session.mjs", "turn-overhead.mjs"]) {
+for (const script of [
+  "startup.mjs",
+  "session.mjs",
+  "turn-overhead.mjs",
+  "approval-corpus.mjs",
+  "terminal.mjs",
+]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

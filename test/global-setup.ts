@@ -25,4 +25,6 @@ export default function setup(): void {
       stdio: "inherit",
     },
   );
+  // The binary runs the esbuild bundle, not tsc's output: rebuild that too (as `npm run build` does).
+  execFileSync(process.execPath, [join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
 }

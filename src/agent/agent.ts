@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { HermesConfig } from "../core/config.js";
-import { getStreamFn } from "../llm/registry.js";
+import { ProviderRouter } from "../llm/provider-router.js";
+import { streamLlm } from "../llm/registry.js";
 import {
   type AssistantMessage,
   addUsage,
@@ -13,10 +14,13 @@ import {
   type ToolMessage,
   type Usage,
 } from "../llm/types.js";
-import type { ToolContext } from "../tools/context.js";
+import type { ApprovalSession } from "../tools/approval/session.js";
+import type { ApproveFn } from "../tools/approval/types.js";
+import type { ToolContext, ToolNotices } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { IterationBudget } from "./budget.js";
+import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
 import { callModel } from "./model-call.js";
 import { buildSystemPrompt } from "./prompt/build.js";
@@ -36,8 +40,14 @@ export interface AgentOptions {
   platform?: string;
   taskId?: string;
   sessionId?: string;
-  /** Injected stream function (tests); defaults to the target's wire protocol. */
+  /** Injected stream function (tests); defaults to each request's wire protocol. */
   streamFn?: StreamFn;
+  /** Provider, key pool and fallback chain; defaults to `target` alone. */
+  router?: ProviderRouter;
+  /** Shrinks the conversation on a context overflow; without one an overflow ends the request. */
+  compressor?: ContextCompressorHook;
+  /** Told when a fallback switches provider/model (context budgets follow the new model). */
+  onModelSwitch?: ModelSwitchHook;
   maxTurns?: number;
   maxRetries?: number;
   retryBaseDelayMs?: number;
@@ -47,6 +57,10 @@ export interface AgentOptions {
   systemPrompt?: string;
   /** Prior messages (resumed session), without the system message. */
   history?: ChatMessage[];
+  /** Dangerous-command approval state shared by the run (mode, yolo, remembered approvals). */
+  approvals?: ApprovalSession;
+  /** Asks the user about a flagged command. Leave unset for subagents and non-interactive runs: they auto-deny. */
+  approve?: ApproveFn;
 }
 
 export interface RunResult {
@@ -80,11 +94,20 @@ export class Agent {
   readonly totalUsage: Usage = emptyUsage();
   private readonly opts: AgentOptions;
   private readonly streamFn: StreamFn;
+  private readonly router: ProviderRouter;
   private readonly history: ChatMessage[];
   private systemPrompt: string | undefined;
   private tools: ToolDefinition[] | undefined;
   private abort: AbortController | undefined;
   private steerQueue: string[] = [];
+  /** Tool notices (background process finished, watched output) waiting for the next delivery. */
+  private noticeQueue: string[] = [];
+  private readonly notices: ToolNotices = {
+    push: (text) => {
+      const t = text.trim();
+      if (t) this.noticeQueue.push(t);
+    },
+  };
   private activity: ActivitySnapshot = {
     lastActivityAt: Date.now(),
     description: "idle",
@@ -97,7 +120,9 @@ export class Agent {
     this.sessionId = opts.sessionId ?? randomUUID();
     this.taskId = opts.taskId ?? this.sessionId;
     this.platform = opts.platform ?? "cli";
-    this.streamFn = opts.streamFn ?? getStreamFn(opts.target.apiMode);
+    // Dispatch per request: a fallback may speak another wire protocol than the primary.
+    this.streamFn = opts.streamFn ?? streamLlm;
+    this.router = opts.router ?? new ProviderRouter({ target: opts.target });
     this.systemPrompt = opts.systemPrompt;
     this.history = [...(opts.history ?? [])];
   }
@@ -117,9 +142,16 @@ export class Agent {
     return { ...this.activity };
   }
 
-  /** Switches the model for the following calls (same provider and wire protocol). */
+  /** The provider/model in use: the primary, or a fallback while a request runs on one. */
+  get target(): ModelTarget {
+    return this.opts.target;
+  }
+
+  /** Switches the primary provider's model for the following calls (and leaves any fallback). */
   setModel(model: string): void {
-    this.opts.target = { ...this.opts.target, model };
+    this.router.setPrimaryModel(model);
+    this.router.reset();
+    this.useTarget(this.router.current());
   }
 
   /** Hard stop: aborts the in-flight model stream and running tools. */
@@ -179,8 +211,20 @@ export class Agent {
   }
 
   private async loop(userText: string, signal: AbortSignal, usage: Usage): Promise<RunResult> {
-    const { tools } = await this.prepareSession();
-    const pendingSteer = this.takeSteer();
+    let tools: ToolDefinition[];
+    try {
+      ({ tools } = await this.prepareSession());
+    } catch (err) {
+      // The environment probe failed (an unreachable ssh host, a docker daemon that is down):
+      // its message says what to fix; a stack trace would not.
+      const error = this.localError((err as Error)?.message ?? String(err));
+      this.emit({ type: "done", status: "failed", finalText: "", error });
+      return { status: "failed", finalText: "", usage, apiCalls: 0, error };
+    }
+    // Each request starts on the primary provider again (a fallback lasts one request).
+    this.router.reset();
+    this.useTarget(this.router.current());
+    const pendingSteer = [this.takeNotices(), this.takeSteer()].filter(Boolean).join("\n\n");
     this.append({ role: "user", content: pendingSteer ? `${pendingSteer}\n\n${userText}` : userText });
     const budget = new IterationBudget(this.opts.maxTurns ?? this.opts.config.agent.max_turns);
     const ctx = this.toolContext(signal);
@@ -198,10 +242,14 @@ export class Agent {
       this.emit({ type: "turn_start", apiCall: apiCalls });
       const result = await callModel({
         streamFn: this.streamFn,
-        request: { target: this.opts.target, messages: this.messages, tools: withTools, signal },
+        buildRequest: (target) => ({ target, messages: this.messages, tools: withTools, signal }),
+        router: this.router,
+        ...(this.opts.compressor ? { compressor: this.opts.compressor } : {}),
+        onModelSwitch: (target) => this.useTarget(target),
         maxRetries: this.opts.maxRetries ?? this.opts.config.agent.api_max_retries,
-        retryBaseDelayMs: this.opts.retryBaseDelayMs ?? 5_000,
-        retryMaxDelayMs: this.opts.retryMaxDelayMs ?? 120_000,
+        retryBaseDelayMs: this.opts.retryBaseDelayMs ?? this.opts.config.agent.retry_base_delay * 1000,
+        // Waits double from the base up to 24× it (5 s → 2 min by default), reset times included.
+        retryMaxDelayMs: this.opts.retryMaxDelayMs ?? this.opts.config.agent.retry_base_delay * 24_000,
         emit: (e) => this.emit(e),
         signal,
         onActivity: () => this.touch("receiving the model's reply"),
@@ -210,7 +258,8 @@ export class Agent {
       if (callUsage) {
         addUsage(usage, callUsage);
         addUsage(this.totalUsage, callUsage);
-        this.emit({ type: "usage", call: callUsage, total: { ...this.totalUsage } });
+        const { model, provider } = this.opts.target;
+        this.emit({ type: "usage", call: callUsage, total: { ...this.totalUsage }, model, provider });
       }
       return result;
     };
@@ -258,6 +307,8 @@ export class Agent {
         },
       });
       const notes: string[] = [];
+      const notices = this.takeNotices();
+      if (notices) notes.push(notices);
       const steer = this.takeSteer();
       if (steer) {
         notes.push(`[Message from the user while you were working: ${steer}]`);
@@ -305,7 +356,25 @@ export class Agent {
       home: this.opts.home,
       env: this.opts.environments.get(this.taskId),
       platform: this.platform,
+      notices: this.notices,
+      approvals: this.opts.approvals,
+      approve: this.opts.approve,
+      interactive: this.opts.approve !== undefined,
     };
+  }
+
+  /** Makes `target` the one in use; a change of provider or model is reported to onModelSwitch. */
+  private useTarget(target: ModelTarget): void {
+    const before = this.opts.target;
+    this.opts.target = target;
+    const same = before.provider === target.provider && before.model === target.model;
+    if (!same || before.baseUrl !== target.baseUrl) this.opts.onModelSwitch?.(target);
+  }
+
+  private takeNotices(): string {
+    const text = this.noticeQueue.join("\n\n");
+    this.noticeQueue = [];
+    return text;
   }
 
   private takeSteer(): string {

@@ -3,7 +3,17 @@ import type { ChatMessage, ClassifiedError, Usage } from "../llm/types.js";
 /** Why a run ended. */
 export type RunStatus = "completed" | "interrupted" | "budget_exhausted" | "failed";
 
-export type StatusKind = "retry" | "budget" | "interrupt" | "steer" | "warning" | "info";
+/** retry: a backoff wait; rotate: another pooled key; fallback: another provider/model; compress: context shrunk. */
+export type StatusKind =
+  | "retry"
+  | "rotate"
+  | "fallback"
+  | "compress"
+  | "budget"
+  | "interrupt"
+  | "steer"
+  | "warning"
+  | "info";
 
 /**
  * Everything the agent reports to its front end. The agent never prints; entry points render these.
@@ -16,7 +26,8 @@ export type AgentEvent =
   | { type: "tool_start"; callId: string; name: string; args: Record<string, unknown>; emoji: string }
   | { type: "tool_end"; callId: string; name: string; result: string; isError: boolean; durationMs: number }
   | { type: "status"; kind: StatusKind; message: string }
-  | { type: "usage"; call: Usage; total: Usage }
+  /** Tokens of one model call; `model`/`provider` are the ones that served it (a fallback may). */
+  | { type: "usage"; call: Usage; total: Usage; model: string; provider: string }
   /** A message appended to the history (the hook for persistence). */
   | { type: "message"; message: ChatMessage }
   | { type: "done"; status: RunStatus; finalText: string; error?: ClassifiedError };

@@ -1,22 +1,40 @@
+/**
+ * One model call with recovery (seed 004 §13.2). The loop reads only the classified error's flags,
+ * in this order: shouldCompress → compress hook; shouldRotateCredential / shouldFallback → the
+ * provider router (another key, else the next provider); retryable → jittered backoff honouring the
+ * provider's reset time; otherwise stop with a message saying what happened. Every wait, rotation
+ * and fallback is reported as a `status` event. Bounded: it never loops forever.
+ */
+import type { ProviderRouter } from "../llm/provider-router.js";
 import { jitteredBackoff, sleep } from "../llm/retry.js";
 import type {
   AssistantMessage,
   ClassifiedError,
   FinishReason,
   LlmRequest,
+  ModelTarget,
   StreamFn,
   Usage,
 } from "../llm/types.js";
+import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { AgentEvent } from "./events.js";
 
 export interface ModelCallOptions {
   streamFn: StreamFn;
-  request: LlmRequest;
+  /** Builds one attempt's request for `target`: called again after compression, rotation or fallback. */
+  buildRequest: (target: ModelTarget) => LlmRequest;
+  router: ProviderRouter;
+  compressor?: ContextCompressorHook;
+  /** Called after a fallback, before the next attempt, with the new provider/model. */
+  onModelSwitch?: ModelSwitchHook;
+  /** Backoff retries allowed per provider (agent.api_max_retries). */
   maxRetries: number;
   emit: (event: AgentEvent) => void;
   /** Base delay for backoff between retries (ms). */
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
+  /** Longest single wait for a provider's reset time (ms); default retryMaxDelayMs. */
+  maxProviderWaitMs?: number;
   signal: AbortSignal;
   /** Called on every stream event (activity tracking). */
   onActivity?: () => void;
@@ -26,43 +44,167 @@ export type ModelCallResult =
   | { ok: true; message: AssistantMessage; usage: Usage; finishReason: FinishReason }
   | { ok: false; error: ClassifiedError; partial?: AssistantMessage; usage?: Usage };
 
-/** Longest we honour a provider's "retry after" before treating it as a normal backoff. */
-const MAX_PROVIDER_WAIT_MS = 120_000;
+type Failure = Extract<ModelCallResult, { ok: false }>;
+
+/** Compressions per call: a compressor that keeps "succeeding" without the request fitting must not loop. */
+const MAX_COMPRESSIONS = 3;
+/** Key rotations per call, across all routes. */
+const MAX_ROTATIONS = 10;
+/** Fallback hops per call (the chain is walked once, forward only). */
+const MAX_FALLBACKS = 10;
 
 /**
- * One model call with retries. Streams text to the front end as it arrives; retries read only the
- * classified error's flags. Never throws.
+ * Streams text to the front end as it arrives and recovers from failures as the flags direct.
+ * Never throws. The history is not touched here: a failed attempt's partial text is only returned
+ * (for an interrupt), never appended, so a retried answer appears in the transcript once.
  */
 export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult> {
-  let attempt = 0;
-  for (;;) {
-    attempt += 1;
-    const result = await streamOnce(opts);
+  const maxAttempts = (opts.maxRetries + 1) * (MAX_FALLBACKS + 1) + MAX_ROTATIONS + MAX_COMPRESSIONS;
+  let retries = 0;
+  let compressions = 0;
+  let rotations = 0;
+  let fallbacks = 0;
+  let last: Failure | undefined;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const target = opts.router.current();
+    const result = await streamOnce(opts, opts.buildRequest(target));
     if (result.ok) return result;
+    last = result;
     const err = result.error;
-    if (err.reason === "aborted" || opts.signal.aborted) return result;
-    if (!err.retryable || attempt > opts.maxRetries) return result;
-    let delay = jitteredBackoff(attempt, {
+    if (err.reason === "aborted" || opts.signal.aborted) return interrupted(result);
+
+    // 1. The conversation does not fit: only a smaller conversation helps.
+    if (err.shouldCompress) {
+      if (opts.compressor && compressions < MAX_COMPRESSIONS) {
+        opts.emit({
+          type: "status",
+          kind: "compress",
+          message: `${err.reason}: compressing the conversation`,
+        });
+        if (await opts.compressor.compress(err.reason)) {
+          compressions += 1;
+          continue;
+        }
+      }
+      return fail(result, contextMessage(err, target));
+    }
+
+    // 2–3. Another key of this provider, else the next provider of the chain.
+    const canRoute = rotations < MAX_ROTATIONS && fallbacks < MAX_FALLBACKS;
+    if ((err.shouldRotateCredential || err.shouldFallback) && canRoute) {
+      const decision = opts.router.handleFailure(err);
+      if (decision.kind === "rotate") {
+        rotations += 1;
+        opts.emit({ type: "status", kind: "rotate", message: decision.message });
+        continue;
+      }
+      if (decision.kind === "fallback") {
+        fallbacks += 1;
+        retries = 0;
+        switchTo(opts, decision.target, decision.message);
+        continue;
+      }
+    }
+
+    // 4. Transient: wait and try again, within this provider's retry budget. A reset time beyond
+    // the cap is worth a fallback at once; without one, wait the cap (limits often lift early).
+    if (!err.retryable) return fail(result, withHint(err, target));
+    const providerWait = err.resetAt === undefined ? 0 : err.resetAt - Date.now();
+    const waitCap = opts.maxProviderWaitMs ?? opts.retryMaxDelayMs;
+    const tooLong = providerWait > waitCap;
+    if (retries >= opts.maxRetries || tooLong) {
+      const why = tooLong
+        ? `${err.reason} until ${new Date(err.resetAt ?? 0).toLocaleTimeString()}`
+        : `${err.reason} after ${retries} ${retries === 1 ? "retry" : "retries"}`;
+      const decision = fallbacks < MAX_FALLBACKS ? opts.router.fallback(why) : ({ kind: "none" } as const);
+      if (decision.kind === "fallback") {
+        fallbacks += 1;
+        retries = 0;
+        switchTo(opts, decision.target, decision.message);
+        continue;
+      }
+      if (retries >= opts.maxRetries) return fail(result, giveUpMessage(err, retries, tooLong));
+    }
+    retries += 1;
+    const backoff = jitteredBackoff(retries, {
       baseDelayMs: opts.retryBaseDelayMs,
       maxDelayMs: opts.retryMaxDelayMs,
     });
-    if (err.resetAt !== undefined) {
-      const wait = err.resetAt - Date.now();
-      if (wait > 0 && wait <= MAX_PROVIDER_WAIT_MS) delay = Math.max(delay, wait);
-    }
+    const delay = Math.max(backoff, Math.min(providerWait, waitCap));
     opts.emit({
       type: "status",
       kind: "retry",
-      message: `${err.reason}: ${err.message} — retrying in ${(delay / 1000).toFixed(1)}s (attempt ${attempt + 1} of ${opts.maxRetries + 1})`,
+      message: `${err.reason}: ${err.message} — retrying in ${(delay / 1000).toFixed(1)}s (retry ${retries} of ${opts.maxRetries})`,
     });
-    const slept = await sleep(delay, opts.signal);
-    if (!slept)
+    if (!(await sleep(delay, opts.signal))) {
       return { ok: false, error: { ...err, reason: "aborted", retryable: false, message: "Interrupted" } };
+    }
   }
+  // Only reachable if every bound above was hit at once; `last` is the final failure.
+  return fail(last ?? noAttempt(), `${last?.error.message ?? "Model call failed"} (too many attempts)`);
 }
 
-async function streamOnce(opts: ModelCallOptions): Promise<ModelCallResult> {
-  for await (const event of opts.streamFn(opts.request)) {
+function switchTo(opts: ModelCallOptions, target: ModelTarget, message: string): void {
+  opts.emit({ type: "status", kind: "fallback", message });
+  opts.onModelSwitch?.(target);
+}
+
+/** The final failure, with a message for the user; not retryable any more. */
+function fail(result: Failure, message: string): Failure {
+  return { ...result, error: { ...result.error, message, retryable: false } };
+}
+
+function interrupted(result: Failure): Failure {
+  return result.error.reason === "aborted"
+    ? result
+    : { ...result, error: { ...result.error, reason: "aborted" } };
+}
+
+function noAttempt(): Failure {
+  return {
+    ok: false,
+    error: {
+      reason: "unknown",
+      message: "Model call failed",
+      retryable: false,
+      shouldCompress: false,
+      shouldRotateCredential: false,
+      shouldFallback: false,
+    },
+  };
+}
+
+function contextMessage(err: ClassifiedError, target: ModelTarget): string {
+  return (
+    `${err.message}\nThe conversation no longer fits the context window of ${target.model}. ` +
+    "Start a new conversation (/new in the chat), or switch to a model with a larger context."
+  );
+}
+
+function giveUpMessage(err: ClassifiedError, retries: number, tooLong: boolean): string {
+  if (tooLong && err.resetAt !== undefined) {
+    return `${err.message} (the provider's limit resets at ${new Date(err.resetAt).toLocaleString()}; try again then)`;
+  }
+  if (retries === 0) return err.message;
+  return `${err.message} (gave up after ${retries} ${retries === 1 ? "retry" : "retries"})`;
+}
+
+/** What the user can do about a failure nothing automatic could fix. */
+function withHint(err: ClassifiedError, target: ModelTarget): string {
+  const hints: Partial<Record<ClassifiedError["reason"], string>> = {
+    auth: `Check the API key for ${target.provider} ('hermes auth list' shows pooled keys).`,
+    auth_permanent: `The account cannot use ${target.provider}; configure fallback_providers or another provider.`,
+    billing: `Add credits, or another key with 'hermes auth add ${target.provider}'.`,
+    model_not_found: `Check the model name (-m or model.default), or add a fallback with 'hermes fallback add'.`,
+    provider_policy_blocked: "Allow the model's providers in your account's privacy settings.",
+    image_too_large: "Use a smaller image.",
+  };
+  const hint = hints[err.reason];
+  return hint ? `${err.message}\n${hint}` : err.message;
+}
+
+async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<ModelCallResult> {
+  for await (const event of opts.streamFn(request)) {
     opts.onActivity?.();
     switch (event.type) {
       case "text_delta":

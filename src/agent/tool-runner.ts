@@ -1,4 +1,5 @@
 import type { ToolContext } from "../tools/context.js";
+import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AgentEvent } from "./events.js";
 import { MAX_TOOL_WORKERS, mapConcurrent, shouldParallelize } from "./parallel.js";
@@ -62,6 +63,8 @@ export async function runToolBatch(
       });
     }
     if (ctx.signal.aborted && !content) content = INTERRUPTED_RESULT;
+    // One place for every tool: keys and tokens never enter the history (security.redact_secrets).
+    if (ctx.config.security?.redact_secrets !== false) content = redactSecrets(content, ctx.home);
     const isError = looksLikeError(content);
     opts.emit({
       type: "tool_end",

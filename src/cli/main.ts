@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { applyProfile } from "../core/home.js";
 import { mark, reportTiming } from "../core/timing.js";
 import { describeFatal } from "./errors.js";
+import { addProviderCommands } from "./provider-commands.js";
 import type { RunFlags } from "./runtime.js";
 import { VERSION } from "./version.js";
 
@@ -11,7 +12,10 @@ interface RootFlags extends RunFlags {
   oneshot?: string;
   profile?: string;
   query?: string;
+  usageFile?: string;
 }
+
+const USAGE_FILE_HELP = "with -z / -q: write a JSON usage and cost report to this file when the run ends";
 
 const addRunOptions = (cmd: Command): Command =>
   cmd
@@ -55,6 +59,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .version(VERSION, "-V, --version", "print the version")
     .option("-z, --oneshot <prompt>", "run one prompt and print only the final answer on stdout")
     .option("-p, --profile <name>", "use the profile ~/.hermes/profiles/<name> as HERMES_HOME")
+    .option("--usage-file <path>", USAGE_FILE_HELP)
     .showHelpAfterError("(run 'hermes --help' for usage)")
     .addHelpText(
       "after",
@@ -68,7 +73,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         "",
         "Environment: HERMES_HOME (default ~/.hermes), OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY,",
         "OPENAI_BASE_URL, NOUS_API_KEY, HTTPS_PROXY/NO_PROXY, HERMES_TIMING=1 (startup phases on stderr).",
-        "Docs: docs/cli.md, docs/configuration.md, docs/tools.md",
+        "Docs: docs/cli.md, docs/configuration.md, docs/providers.md, docs/tools.md",
         "",
       ].join("\n"),
     );
@@ -76,7 +81,7 @@ function buildProgram(setExit: (code: number) => void): Command {
   program.action(async (opts: RootFlags) => {
     if (opts.oneshot !== undefined) {
       const { runOneshot } = await import("./commands/oneshot.js");
-      setExit(await runOneshot(opts.oneshot, opts, { quiet: true }));
+      setExit(await runOneshot(opts.oneshot, opts, { quiet: true, usageFile: opts.usageFile }));
       return;
     }
     const { runRepl } = await import("./repl/repl.js");
@@ -87,12 +92,13 @@ function buildProgram(setExit: (code: number) => void): Command {
     program
       .command("chat")
       .description("chat with the agent (interactive, or one query with -q)")
-      .option("-q, --query <text>", "run one query: progress on stderr, answer on stdout"),
+      .option("-q, --query <text>", "run one query: progress on stderr, answer on stdout")
+      .option("--usage-file <path>", USAGE_FILE_HELP),
   ).action(async (opts: RootFlags) => {
     const merged = { ...program.opts<RootFlags>(), ...opts };
     if (merged.query !== undefined) {
       const { runOneshot } = await import("./commands/oneshot.js");
-      setExit(await runOneshot(merged.query, merged, { quiet: false }));
+      setExit(await runOneshot(merged.query, merged, { quiet: false, usageFile: merged.usageFile }));
       return;
     }
     const { runRepl } = await import("./repl/repl.js");
@@ -109,6 +115,16 @@ function buildProgram(setExit: (code: number) => void): Command {
     const { runPromptSize } = await import("./commands/prompt-size.js");
     setExit(await runPromptSize({ ...program.opts<RootFlags>(), ...opts }));
   });
+
+  program
+    .command("processes")
+    .description("list background processes started by the agent (running ones, from any hermes session)")
+    .option("-a, --all", "include finished processes")
+    .option("--json", "print the records as JSON")
+    .action(async (opts: { all?: boolean; json?: boolean }) => {
+      const { runProcesses } = await import("./commands/processes.js");
+      setExit(await runProcesses(opts));
+    });
 
   const config = program
     .command("config")
@@ -133,6 +149,7 @@ function buildProgram(setExit: (code: number) => void): Command {
     .command("check")
     .description("validate config.yaml and report problems")
     .action(async () => setExit(await (await import("./commands/config.js")).configCheck()));
+  addProviderCommands(program, setExit);
   return program;
 }
 

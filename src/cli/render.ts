@@ -34,6 +34,7 @@ export class TerminalRenderer {
   private frame = 0;
   private spinnerShown = false;
   private textOpen = false;
+  private paused = false;
 
   constructor(private readonly opts: RendererOptions) {}
 
@@ -91,6 +92,17 @@ export class TerminalRenderer {
     this.stopSpinner();
   }
 
+  /** Hides the spinner while something else owns the terminal (an approval prompt). */
+  pause(): void {
+    this.paused = true;
+    this.stopSpinner();
+  }
+
+  resume(): void {
+    this.paused = false;
+    if (this.running.size > 0 && this.opts.status.isTTY) this.startSpinner();
+  }
+
   private endText(): void {
     if (this.textOpen) {
       this.opts.out.write("\n");
@@ -107,7 +119,7 @@ export class TerminalRenderer {
   }
 
   private drawSpinner(): void {
-    if (this.running.size === 0) return;
+    if (this.running.size === 0 || this.paused) return;
     const labels = [...this.running.values()];
     const head =
       labels.length === 1

@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { Agent } from "../agent/agent.js";
 import type { AgentEventListener } from "../agent/events.js";
 import { type HermesConfig, loadConfig } from "../core/config.js";
@@ -6,14 +5,19 @@ import { loadDotEnv } from "../core/env.js";
 import { ensureHermesHome, getHermesHome, type HomePaths } from "../core/home.js";
 import { createLogger, type Logger } from "../core/log.js";
 import { mark } from "../core/timing.js";
-import { type ProviderProblem, resolveProvider } from "../llm/detect.js";
-import type { ModelTarget } from "../llm/types.js";
+import type { ProviderProblem } from "../llm/detect.js";
+import { refreshModelInfoInBackground } from "../llm/models/index.js";
+import { buildProviderRouter, ProviderRouter, type RouterSettings } from "../llm/provider-router.js";
+import type { ModelTarget, ReasoningEffort } from "../llm/types.js";
+import type { ApprovalSession } from "../tools/approval/session.js";
+import type { ApproveFn } from "../tools/approval/types.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
 import type { HermesToolRegistry } from "../tools/context.js";
-import { createLocalEnvironmentProvider } from "../tools/environments/local.js";
+import { createEnvironmentProvider } from "../tools/environments/factory.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { selectTools } from "../tools/toolsets.js";
+import { createApprovalSession, yoloFromEnv } from "./approval-setup.js";
 import { describeFatal } from "./errors.js";
 import { logAgentEvent } from "./event-log.js";
 
@@ -35,7 +39,10 @@ export interface Runtime {
   unknownToolsets: string[];
   environments: EnvironmentProvider;
   logger: Logger;
-  newAgent(onEvent: AgentEventListener): Agent;
+  /** Dangerous-command approval state of this run (yolo lives here; /yolo toggles it). */
+  approvals: ApprovalSession;
+  /** A new session. `approve` asks the user about flagged commands; without it they are denied. */
+  newAgent(onEvent: AgentEventListener, options?: { approve?: ApproveFn }): Agent;
   dispose(): Promise<void>;
 }
 
@@ -64,21 +71,49 @@ export function createRuntime(flags: RunFlags): Runtime {
   const settings = { ...config.model };
   if (flags.model) settings.default = flags.model;
   if (flags.provider) settings.provider = flags.provider;
-  const resolution = resolveProvider(settings, process.env, {
-    cacheTtl: config.prompt_caching.cache_ttl === "1h" ? "1h" : "5m",
-    timeoutMs: config.agent.api_timeout * 1000,
-  });
+  const routerSettings: RouterSettings = {
+    model: settings,
+    fallbacks: config.fallback_providers,
+    strategies: config.credential_pool_strategies,
+    env: process.env,
+    home: paths.home,
+    resolve: {
+      cacheTtl: config.prompt_caching.cache_ttl === "1h" ? "1h" : "5m",
+      timeoutMs: config.agent.api_timeout * 1000,
+      ...(isReasoningEffort(config.agent.reasoning_effort)
+        ? { reasoningEffort: config.agent.reasoning_effort }
+        : {}),
+    },
+    onWarning: (message) => {
+      logger.warn("provider setup", { message });
+      if (!warnings.includes(message)) warnings.push(message);
+    },
+  };
+  const resolution = buildProviderRouter(routerSettings);
   if (!resolution.ok) throw new NoProviderError(resolution.problem);
-  const target: ModelTarget = resolution.target;
+  const target: ModelTarget = resolution.primary;
+  // Each agent (session) gets its own router: which route and key are in use is per-session state.
+  let spareRouter: ProviderRouter | undefined = resolution.router;
+  const newRouter = (): ProviderRouter => {
+    const fresh = spareRouter ?? buildProviderRouter(routerSettings);
+    spareRouter = undefined;
+    if (fresh instanceof ProviderRouter) return fresh;
+    if (!fresh.ok) throw new NoProviderError(fresh.problem);
+    return fresh.router;
+  };
   const registry: HermesToolRegistry = new ToolRegistry();
   registerBuiltinTools(registry);
   mark("tools registered");
   const enabled = flags.toolsets ? splitList(flags.toolsets) : config.toolsets;
   const { tools, unknown } = selectTools(enabled, config.agent.disabled_toolsets, registry);
-  const environments = createLocalEnvironmentProvider({
-    cwd: resolve(config.terminal.cwd),
+  const environments = createEnvironmentProvider(config, { home: paths.home, cwd: process.cwd() });
+  const approvals = createApprovalSession({
+    config,
+    configPath: paths.config,
     home: paths.home,
-    envPassthrough: config.terminal.env_passthrough,
+    main: target,
+    yolo: flags.yolo === true || yoloFromEnv(),
+    logger,
   });
   return {
     paths,
@@ -90,22 +125,29 @@ export function createRuntime(flags: RunFlags): Runtime {
     unknownToolsets: unknown,
     environments,
     logger,
-    newAgent: (onEvent) => {
+    approvals,
+    newAgent: (onEvent, options) => {
       let sessionId = "";
       const agent = new Agent({
         target,
+        router: newRouter(),
         registry,
         toolNames: tools,
         config,
         home: paths.home,
         environments,
         platform: "cli",
+        approvals,
+        ...(options?.approve ? { approve: options.approve } : {}),
         onEvent: (e) => {
           logAgentEvent(logger, sessionId, e);
           onEvent(e);
         },
       });
       sessionId = agent.sessionId;
+      // Context sizes and prices of custom servers and OpenRouter, for later lookups; once per
+      // process per endpoint, in the background (seed 004 §20).
+      void refreshModelInfoInBackground(target, { home: paths.home });
       logger.info("session start", {
         session: sessionId,
         model: target.model,
@@ -121,9 +163,10 @@ export function createRuntime(flags: RunFlags): Runtime {
   };
 }
 
+const isReasoningEffort = (v: string): v is ReasoningEffort => v === "low" || v === "medium" || v === "high";
+
 /** createRuntime for commands: on a startup problem, prints a message for humans and returns undefined. */
 export function openRuntime(flags: RunFlags): Runtime | undefined {
-  if (flags.yolo) process.env.HERMES_YOLO_MODE = "1";
   try {
     return createRuntime(flags);
   } catch (err) {

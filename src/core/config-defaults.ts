@@ -17,10 +17,23 @@ export interface ModelSettings {
   max_tokens: number;
 }
 
+/** One `fallback_providers` item. */
+export interface FallbackProvider {
+  provider: string;
+  model: string;
+  base_url?: string;
+  api_key?: string;
+  api_mode?: string;
+}
+
 export interface HermesConfig {
   model: ModelSettings;
   /** Toolsets enabled when no `-t` flag is given. */
   toolsets: string[];
+  /** Providers tried in order when the primary cannot answer (model missing, auth, limits). */
+  fallback_providers: FallbackProvider[];
+  /** Provider → fill_first | round_robin | random | least_used, for keys pooled in auth.json. */
+  credential_pool_strategies: Record<string, string>;
   agent: {
     max_turns: number;
     disabled_toolsets: string[];
@@ -28,13 +41,31 @@ export interface HermesConfig {
     tool_use_enforcement: string | boolean;
     api_timeout: number;
     api_max_retries: number;
+    /** Seconds before the first retry of a failed model call; doubles per retry (with jitter). */
+    retry_base_delay: number;
     save_trajectories: boolean;
+    /** "" = provider default; low | medium | high for reasoning models. */
+    reasoning_effort: string;
   };
   terminal: {
+    /** local | ssh | docker */
     backend: string;
     cwd: string;
     timeout: number;
     env_passthrough: string[];
+    ssh_host: string;
+    ssh_user: string;
+    ssh_port: number;
+    /** Identity file; "" = ssh's defaults and agent. */
+    ssh_key: string;
+    docker_image: string;
+    /** CPUs of a docker container. */
+    container_cpu: number;
+    /** MB of memory of a docker container. */
+    container_memory: number;
+    /** `host:container[:ro]` mounts. */
+    docker_volumes: string[];
+    docker_mount_cwd_to_workspace: boolean;
   };
   tool_output: {
     max_bytes: number;
@@ -49,7 +80,56 @@ export interface HermesConfig {
     show_reasoning: boolean;
     tool_progress: boolean;
   };
+  /** Dangerous-command approval (docs/tools.md). */
+  approvals: {
+    /** smart (a side model clears low-risk commands) | manual (always ask) | off (never ask). */
+    mode: string;
+    /** Seconds an approval prompt waits before denying. */
+    timeout: number;
+  };
+  /** Pattern keys approved for good ("always" at the prompt adds here). */
+  command_allowlist: string[];
+  security: {
+    /** Replace API keys and tokens in tool results with [REDACTED:name]. */
+    redact_secrets: boolean;
+  };
+  /** Side-task models (seed 004 §16): one block per task. */
+  auxiliary: Record<AuxiliaryTask, AuxiliaryTaskSettings>;
 }
+
+/** Side tasks that may use a cheaper model than the main one. */
+export const AUXILIARY_TASKS = [
+  "compression",
+  "vision",
+  "web_extract",
+  "title_generation",
+  "approval",
+  "session_search",
+] as const;
+
+export type AuxiliaryTask = (typeof AUXILIARY_TASKS)[number];
+
+export interface AuxiliaryTaskSettings {
+  /** auto = the resolution chain; main | openrouter | anthropic | openai | nous | custom pins one. */
+  provider: string;
+  /** "" = the provider's cheap default (or the main model for the main provider). */
+  model: string;
+  base_url: string;
+  api_key: string;
+  /** Seconds per call; 0 = 60. */
+  timeout: number;
+  /** Output cap per call; 0 = the task's default. */
+  max_tokens: number;
+}
+
+const auxiliaryDefaults = (): AuxiliaryTaskSettings => ({
+  provider: "auto",
+  model: "",
+  base_url: "",
+  api_key: "",
+  timeout: 0,
+  max_tokens: 0,
+});
 
 export const DEFAULT_CONFIG: HermesConfig = {
   model: {
@@ -62,19 +142,32 @@ export const DEFAULT_CONFIG: HermesConfig = {
     max_tokens: 0,
   },
   toolsets: ["hermes-cli"],
+  fallback_providers: [],
+  credential_pool_strategies: {},
   agent: {
     max_turns: 90,
     disabled_toolsets: [],
     tool_use_enforcement: "auto",
     api_timeout: 600,
     api_max_retries: 3,
+    retry_base_delay: 5,
     save_trajectories: false,
+    reasoning_effort: "",
   },
   terminal: {
     backend: "local",
     cwd: ".",
     timeout: 180,
     env_passthrough: [],
+    ssh_host: "",
+    ssh_user: "",
+    ssh_port: 22,
+    ssh_key: "",
+    docker_image: "nikolaik/python-nodejs:python3.11-nodejs20",
+    container_cpu: 1,
+    container_memory: 5120,
+    docker_volumes: [],
+    docker_mount_cwd_to_workspace: false,
   },
   tool_output: {
     max_bytes: 50_000,
@@ -88,5 +181,21 @@ export const DEFAULT_CONFIG: HermesConfig = {
   display: {
     show_reasoning: false,
     tool_progress: true,
+  },
+  approvals: {
+    mode: "smart",
+    timeout: 60,
+  },
+  command_allowlist: [],
+  security: {
+    redact_secrets: true,
+  },
+  auxiliary: {
+    compression: auxiliaryDefaults(),
+    vision: auxiliaryDefaults(),
+    web_extract: auxiliaryDefaults(),
+    title_generation: auxiliaryDefaults(),
+    approval: auxiliaryDefaults(),
+    session_search: auxiliaryDefaults(),
   },
 };

@@ -3,6 +3,8 @@
  * message (for the user, naming what is allowed) or undefined when the value is fine.
  */
 
+import { AUXILIARY_TASKS } from "./config-defaults.js";
+
 /** Returns a message for the user (what is allowed) or undefined when the value is fine. */
 export type Rule = (value: unknown) => string | undefined;
 
@@ -18,6 +20,11 @@ export const intAtLeast =
   (v) =>
     typeof v === "number" && Number.isInteger(v) && v >= min ? undefined : `must be an integer >= ${min}`;
 
+export const numberAtLeast =
+  (min: number): Rule =>
+  (v) =>
+    typeof v === "number" && v >= min ? undefined : `must be a number >= ${min}`;
+
 export const numberAbove =
   (min: number): Rule =>
   (v) =>
@@ -32,6 +39,49 @@ export const API_MODES = [
   "bedrock_converse",
 ] as const;
 
+const FALLBACK_KEYS = ["provider", "model", "base_url", "api_key", "api_mode"];
+const POOL_STRATEGIES = ["fill_first", "round_robin", "random", "least_used"];
+
+/** Each fallback names a known provider and a model; custom ones need a base_url. */
+function fallbackProvidersRule(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return "must be a list";
+  for (const [i, item] of value.entries()) {
+    const at = `item ${i + 1}`;
+    if (typeof item !== "object" || item === null || Array.isArray(item))
+      return `${at} must be a mapping like {provider: openrouter, model: some/model}`;
+    const entry = item as Record<string, unknown>;
+    const unknown = Object.keys(entry).filter((k) => !FALLBACK_KEYS.includes(k));
+    if (unknown.length > 0)
+      return `${at} has unknown key '${unknown[0]}' (allowed: ${FALLBACK_KEYS.join(", ")})`;
+    for (const k of FALLBACK_KEYS) {
+      if (entry[k] !== undefined && typeof entry[k] !== "string") return `${at}: '${k}' must be a string`;
+    }
+    const provider = typeof entry.provider === "string" ? entry.provider.trim() : "";
+    const allowed = PROVIDERS.filter((p) => p !== "auto");
+    if (!provider) return `${at} needs 'provider' (one of ${allowed.join(", ")})`;
+    if (!(allowed as readonly string[]).includes(provider))
+      return `${at}: provider must be one of ${allowed.join(", ")}`;
+    if (typeof entry.model !== "string" || !entry.model.trim()) return `${at} needs 'model'`;
+    if (provider === "custom" && !(typeof entry.base_url === "string" && entry.base_url.trim()))
+      return `${at}: a custom provider needs 'base_url'`;
+    if (typeof entry.base_url === "string" && entry.base_url && !/^https?:\/\//.test(entry.base_url))
+      return `${at}: base_url must start with http:// or https://`;
+    const mode = entry.api_mode;
+    if (typeof mode === "string" && !(API_MODES as readonly string[]).includes(mode))
+      return `${at}: api_mode must be one of ${API_MODES.filter(Boolean).join(", ")}`;
+  }
+  return undefined;
+}
+
+/** provider → strategy; the keys are provider names chosen by the user. */
+function poolStrategiesRule(value: unknown): string | undefined {
+  for (const [provider, strategy] of Object.entries(value as Record<string, unknown>)) {
+    if (typeof strategy !== "string" || !POOL_STRATEGIES.includes(strategy))
+      return `'${provider}' must be one of ${POOL_STRATEGIES.join(", ")}`;
+  }
+  return undefined;
+}
+
 export const CONFIG_RULES: Record<string, Rule> = {
   "model.provider": oneOf(...PROVIDERS),
   "model.api_mode": oneOf(...API_MODES),
@@ -41,13 +91,29 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "agent.tool_use_enforcement": oneOf("auto", true, false),
   "agent.api_timeout": numberAbove(0),
   "agent.api_max_retries": intAtLeast(0),
-  "terminal.backend": oneOf("local"),
+  "agent.retry_base_delay": numberAbove(0),
+  fallback_providers: fallbackProvidersRule,
+  credential_pool_strategies: poolStrategiesRule,
+  "terminal.backend": oneOf("local", "ssh", "docker"),
   "terminal.timeout": numberAbove(0),
+  "terminal.ssh_port": intAtLeast(1),
+  "terminal.container_cpu": numberAbove(0),
+  "terminal.container_memory": intAtLeast(64),
   "tool_output.max_bytes": intAtLeast(1000),
   "tool_output.max_lines": intAtLeast(10),
   "tool_output.max_line_length": intAtLeast(80),
   file_read_max_chars: intAtLeast(1000),
   "prompt_caching.cache_ttl": oneOf("5m", "1h"),
+  "approvals.mode": oneOf("smart", "manual", "off"),
+  "approvals.timeout": numberAbove(0),
+  "agent.reasoning_effort": oneOf("", "low", "medium", "high"),
+  ...Object.fromEntries(
+    AUXILIARY_TASKS.flatMap((task): [string, Rule][] => [
+      [`auxiliary.${task}.provider`, oneOf("auto", "main", ...PROVIDERS.filter((p) => p !== "auto"))],
+      [`auxiliary.${task}.timeout`, numberAtLeast(0)],
+      [`auxiliary.${task}.max_tokens`, intAtLeast(0)],
+    ]),
+  ),
 };
 
 /** Keys whose value may have a different type than the default (checked by their rule instead). */

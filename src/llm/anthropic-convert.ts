@@ -12,6 +12,7 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import { applyAnthropicCacheControl } from "./caching.js";
 import { repairToolArguments } from "./json-repair.js";
+import { supportsReasoning, THINKING_BUDGETS, temperatureFor } from "./quirks.js";
 import type { ChatMessage, ContentPart, LlmRequest, ThinkingBlock, ToolDefinition } from "./types.js";
 
 /** Anthropic needs an output cap on every request. */
@@ -150,6 +151,24 @@ export function buildAnthropicParams(request: LlmRequest): AnthropicStreamParams
   };
   if (cached.system.length > 0) params.system = cached.system;
   if (request.tools.length > 0) params.tools = toAnthropicTools(request.tools);
-  if (request.temperature !== undefined) params.temperature = request.temperature;
+  const effort = target.reasoningEffort;
+  if (effort && supportsReasoning(target.model)) {
+    const budget = THINKING_BUDGETS[effort];
+    if (target.maxTokens === undefined) {
+      // The output cap must exceed the thinking budget and still leave room for the answer.
+      params.max_tokens = Math.max(params.max_tokens, budget + DEFAULT_ANTHROPIC_MAX_TOKENS);
+      params.thinking = { type: "enabled", budget_tokens: budget };
+    } else if (target.maxTokens > MIN_THINKING_BUDGET) {
+      // The user's cap wins: the budget shrinks to fit under it.
+      const fitted = Math.min(budget, target.maxTokens - 1);
+      params.thinking = { type: "enabled", budget_tokens: Math.max(MIN_THINKING_BUDGET, fitted) };
+    }
+  }
+  // Extended thinking rejects any temperature but the default.
+  const temperature = params.thinking ? undefined : temperatureFor(target.model, request.temperature);
+  if (temperature !== undefined) params.temperature = temperature;
   return params;
 }
+
+/** Anthropic's smallest accepted thinking budget. */
+const MIN_THINKING_BUDGET = 1024;

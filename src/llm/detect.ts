@@ -2,7 +2,7 @@
  * Which endpoint and wire protocol to use (seed 004 §3.1, §3.3): turns `model:` settings plus API
  * key variables into a ModelTarget, or into data describing what the user can set.
  */
-import type { ApiMode, ModelTarget, ProviderName } from "./types.js";
+import type { ApiMode, ModelTarget, ProviderName, ReasoningEffort } from "./types.js";
 
 const API_MODES: readonly ApiMode[] = [
   "chat_completions",
@@ -30,10 +30,22 @@ export function baseUrlHostMatches(url: string, domain: string): boolean {
 }
 
 /**
- * Wire protocol from provider + base URL. GPT-5 on api.openai.com stays on chat_completions: the
- * Responses protocol is not implemented in this build, so `_model` is reserved for that upgrade.
+ * OpenAI models that get the Responses API when called on api.openai.com: GPT-5 and later,
+ * o-series and Codex models (reasoning carried across turns, the protocol OpenAI builds for them).
  */
-export function detectApiMode(provider: string, baseUrl: string, _model?: string): ApiMode {
+export function prefersResponsesApi(model: string): boolean {
+  const m = model
+    .trim()
+    .toLowerCase()
+    .replace(/^openai\//, "");
+  return /^gpt-([5-9]|\d{2,})/.test(m) || /^o\d/.test(m) || m.includes("codex");
+}
+
+/**
+ * Wire protocol from provider + base URL (seed 004 §3.1), and the model for the one case that
+ * needs it: a GPT-5.x / o-series / Codex model on the direct OpenAI URL upgrades to codex_responses.
+ */
+export function detectApiMode(provider: string, baseUrl: string, model?: string): ApiMode {
   const p = provider.toLowerCase();
   const url = baseUrl.trim().replace(/\/+$/, "");
   if (
@@ -46,6 +58,12 @@ export function detectApiMode(provider: string, baseUrl: string, _model?: string
   if (p === "bedrock" || /bedrock-runtime\.[a-z0-9-]+\.amazonaws\.com/i.test(hostOf(url)))
     return "bedrock_converse";
   if (p === "openai-codex" || url.toLowerCase().includes("/backend-api/codex")) return "codex_responses";
+  if (
+    model &&
+    prefersResponsesApi(model) &&
+    (baseUrlHostMatches(url, "api.openai.com") || (p === "openai" && !url))
+  )
+    return "codex_responses";
   return "chat_completions";
 }
 
@@ -63,6 +81,7 @@ export interface ProviderSettings {
 export interface ResolveOptions {
   cacheTtl?: "5m" | "1h";
   timeoutMs?: number;
+  reasoningEffort?: ReasoningEffort;
 }
 
 type KnownProvider = Exclude<ProviderName, "auto" | "custom">;
@@ -224,6 +243,7 @@ export function resolveProvider(
   if (headers) target.headers = headers;
   if (options.cacheTtl) target.cacheTtl = options.cacheTtl;
   if (options.timeoutMs && options.timeoutMs > 0) target.timeoutMs = options.timeoutMs;
+  if (options.reasoningEffort) target.reasoningEffort = options.reasoningEffort;
   return { ok: true, target };
 }
 

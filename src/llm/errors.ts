@@ -2,8 +2,20 @@
  * Provider error classification (seed 004 §4). Every failure of a provider call becomes a
  * `ClassifiedError` whose flags the retry loop reads; nothing downstream matches error strings.
  * Works on both SDKs' errors by shape (status / headers / body / cause chain), so this module never
- * imports an SDK.
+ * imports an SDK. The pipeline runs in the seed's priority order (§4.2):
+ *
+ *   1. provider-specific patterns     (thinking signatures, tier gates, grammar, OpenRouter)
+ *   2. HTTP status + message refinement (402 billing vs quota, 429 quota vs billing, ...)
+ *   3. body error code                 (in-stream errors that carry no status)
+ *   4. message patterns                (billing vs rate limit, context, auth, model)
+ *   5. SSL/TLS transient               → timeout, never compression (§4.4)
+ *   6. disconnect on a large session   → context overflow
+ *   7. transport error names / codes   → timeout with a useful message
+ *   8. unknown                         → retryable
  */
+import { collectFacts, type ErrorFacts } from "./error-facts.js";
+import * as P from "./error-patterns.js";
+import { resetFromBody, resetFromHeaders, resetFromText } from "./reset-time.js";
 import type { ClassifiedError, FailoverReason } from "./types.js";
 
 export interface ClassifyContext {
@@ -29,12 +41,16 @@ const flag = (retryable: boolean, compress = false, rotate = false, fallback = f
   shouldFallback: fallback,
 });
 
-/** Recovery hints per reason: the policy half of §4.5, kept in one table. */
+/**
+ * Recovery hints per reason: the policy half of §4.5, kept in one table. A rate limit may rotate
+ * to another key and, when no key can help, fall back rather than wait out a shared quota (PR
+ * #12554); a policy block is account-wide, so neither helps.
+ */
 const FLAGS: Record<FailoverReason, Flags> = {
   auth: flag(false, false, true, true),
   auth_permanent: flag(false, false, false, true),
   billing: flag(false, false, true, true),
-  rate_limit: flag(true, false, true, false),
+  rate_limit: flag(true, false, true, true),
   overloaded: flag(true),
   server_error: flag(true),
   timeout: flag(true),
@@ -43,7 +59,7 @@ const FLAGS: Record<FailoverReason, Flags> = {
   image_too_large: flag(false),
   model_not_found: flag(false, false, false, true),
   provider_policy_blocked: flag(false),
-  format_error: flag(false),
+  format_error: flag(false, false, false, true),
   thinking_signature: flag(true),
   long_context_tier: flag(true, true),
   llama_cpp_grammar_pattern: flag(true),
@@ -51,45 +67,17 @@ const FLAGS: Record<FailoverReason, Flags> = {
   unknown: flag(true),
 };
 
-/** Builds a ClassifiedError with the table's flags for `reason`. */
+/** Builds a ClassifiedError with the table's flags for `reason` (plus explicit overrides). */
 export function classified(
   reason: FailoverReason,
   message: string,
-  extra: { status?: number; resetAt?: number } = {},
+  extra: { status?: number; resetAt?: number; flags?: Partial<Flags> } = {},
 ): ClassifiedError {
-  const out: ClassifiedError = { reason, message, ...FLAGS[reason] };
+  const out: ClassifiedError = { reason, message, ...FLAGS[reason], ...extra.flags };
   if (extra.status !== undefined) out.status = extra.status;
   if (extra.resetAt !== undefined) out.resetAt = extra.resetAt;
   return out;
 }
-
-const CONTEXT_PATTERNS = [
-  "maximum context length",
-  "context_length_exceeded",
-  "context length",
-  "context window",
-  "prompt is too long",
-  "too many tokens",
-  "input is too long",
-  "exceeds the context",
-  "reduce the length",
-];
-const IMAGE_PATTERNS = ["image exceeds", "image too large", "image is too large", "image dimensions"];
-/** A 402 is billing unless it reads like a quota window that resets (§4.3). */
-const USAGE_LIMIT_PATTERNS = ["usage limit", "limit reached", "quota"];
-const TRANSIENT_PATTERNS = ["try again", "resets", "reset at", "retry after", "retry in"];
-const MODEL_MISSING_PATTERNS = ["model not found", "does not exist", "not a valid model", "unknown model"];
-const SSL_PATTERNS = ["ssl", "tls", "certificate", "cert_", "eproto", "bad record mac"];
-const DISCONNECT_CODES = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"];
-const DISCONNECT_PATTERNS = ["terminated", "other side closed", "socket hang up", "premature close"];
-const TIMEOUT_CODES = [
-  "ETIMEDOUT",
-  "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-];
-
-const hasAny = (text: string, patterns: readonly string[]): boolean => patterns.some((p) => text.includes(p));
 
 /**
  * Classifies anything a provider call can throw: SDK APIErrors (OpenAI or Anthropic), fetch/undici
@@ -103,116 +91,195 @@ export function classifyError(err: unknown, ctx: ClassifyContext = {}): Classifi
   }
 }
 
-interface Facts {
-  status: number | undefined;
-  apiMessage: string;
-  bodyType: string;
-  code: string;
-  names: string[];
-  codes: string[];
-  /** Lower-cased messages of the whole cause chain plus body fields, for pattern matching. */
-  haystack: string;
-}
+/** Makes results for one error: the API's words, status and provider in every message. */
+type Make = (reason: FailoverReason, prefix: string, flags?: Partial<Flags>) => ClassifiedError;
 
 function classifyUnsafe(err: unknown, ctx: ClassifyContext): ClassifiedError {
-  const facts = collectFacts(err);
-  if (facts.names.some((n) => n === "AbortError" || n === "APIUserAbortError")) {
+  const f = collectFacts(err);
+  if (f.names.some((n) => n === "AbortError" || n === "APIUserAbortError")) {
     return classified("aborted", "Request cancelled.");
   }
-  if (facts.status !== undefined || facts.bodyType !== "" || facts.code !== "") {
-    const fromHttp = classifyHttp(err, facts, ctx);
-    if (fromHttp) return fromHttp;
-  }
-  return classifyTransport(facts, ctx);
+  const now = ctx.now ?? Date.now();
+  const make: Make = (reason, prefix, flags) => {
+    const extra: { status?: number; resetAt?: number; flags?: Partial<Flags> } = {};
+    if (f.status !== undefined) extra.status = f.status;
+    if (flags) extra.flags = flags;
+    if (reason === "rate_limit" || reason === "overloaded" || reason === "long_context_tier") {
+      const at = resetFromHeaders(f.headers, now) ?? resetFromBody(f.body, now) ?? resetFromText(f.text, now);
+      if (at !== undefined) extra.resetAt = at;
+    }
+    return classified(reason, `${prefix}${describeApi(f, ctx)}`, extra);
+  };
+  return (
+    byProviderPattern(f, make) ??
+    (f.status !== undefined ? byStatus(f.status, f, make, ctx) : undefined) ??
+    byBodyCode(f, make, ctx) ??
+    byMessage(f, make) ??
+    byTransport(f, ctx)
+  );
 }
 
-function classifyHttp(err: unknown, f: Facts, ctx: ClassifyContext): ClassifiedError | undefined {
-  const { status, haystack: h } = f;
-  const text = describeApi(f, ctx);
-  const at = (reason: FailoverReason, prefix: string, extra: { resetAt?: number } = {}) =>
-    classified(reason, `${prefix}${text}`, status === undefined ? extra : { ...extra, status });
+/** Step 1: vendor-specific wordings that must win over the status code. */
+function byProviderPattern(f: ErrorFacts, make: Make): ClassifiedError | undefined {
+  const t = f.text;
+  const clientError = f.status === undefined || f.status === 400;
+  if (clientError && t.includes("thinking") && P.hasAny(t, P.THINKING_PATTERNS)) {
+    return make("thinking_signature", "Thinking block signature rejected");
+  }
+  if (f.status === 429 && t.includes("extra usage") && t.includes("long context")) {
+    return make("long_context_tier", "Long-context requests need the provider's extra-usage tier");
+  }
+  if ((clientError || f.status === 500) && P.hasAny(t, P.GRAMMAR_PATTERNS)) {
+    return make("llama_cpp_grammar_pattern", "Server could not compile the tool schemas into a grammar");
+  }
+  if (P.hasAny(t, P.POLICY_PATTERNS)) {
+    return make(
+      "provider_policy_blocked",
+      "Blocked by the account's data policy (change it in the provider's privacy settings)",
+    );
+  }
+  // OpenRouter relays an upstream provider's 429: the user's key is healthy, so do not bench it;
+  // another model or provider can answer (PR #55580).
+  if ((f.status === 429 || f.code === "429") && f.upstreamWrapped) {
+    const who = f.upstreamProvider ? `Upstream provider ${f.upstreamProvider}` : "The upstream provider";
+    return make("rate_limit", `${who} is rate-limiting this model`, { shouldRotateCredential: false });
+  }
+  return undefined;
+}
 
-  // 1. Provider-specific patterns, before the status code (§4.2).
-  if (h.includes("signature") && h.includes("thinking"))
-    return at("thinking_signature", "Thinking signature rejected");
-  if (status === 429 && (h.includes("extra usage") || h.includes("long context"))) {
-    return at("long_context_tier", "Long-context tier not available");
-  }
-  if (h.includes("grammar") && (h.includes("pattern") || h.includes("parse"))) {
-    return at("llama_cpp_grammar_pattern", "Server could not compile the tool schema grammar");
-  }
-  // 2. Status + message refinement, then 3. body type / code.
-  const key = status ?? bodyTypeStatus(f.bodyType, f.code);
-  switch (key) {
+/** Step 2 (and step 3 with a status implied by the body code): status plus the body's words. */
+function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContext): ClassifiedError {
+  const t = f.text;
+  const billing = P.hasAny(t, P.BILLING_PATTERNS);
+  const usageLimit = P.hasAny(t, P.USAGE_LIMIT_PATTERNS) || P.hasAny(t, P.RATE_LIMIT_PATTERNS);
+  const transient = P.hasAny(t, P.TRANSIENT_PATTERNS);
+  switch (status) {
     case 401:
     case 403:
-      return at("auth", "Authentication failed");
+      // Quota windows are sometimes sent as 401/403; "check your key" would send users the wrong way.
+      if (f.code === "server_error" || f.type === "server_error")
+        return make("server_error", "Provider server error");
+      if (billing && !transient) return make("billing", "Billing problem");
+      if (usageLimit) return make("rate_limit", "Usage limit reached");
+      if (P.hasAny(t, P.AUTH_PERMANENT_PATTERNS))
+        return make("auth_permanent", "Access refused for this account");
+      return make("auth", "Authentication failed");
     case 402:
-      return hasAny(h, USAGE_LIMIT_PATTERNS) && hasAny(h, TRANSIENT_PATTERNS)
-        ? at("rate_limit", "Usage limit reached")
-        : at("billing", "Billing problem");
+      // §4.3: a 402 is billing unless it reads like a quota window that resets.
+      return usageLimit && transient
+        ? make("rate_limit", "Usage limit reached")
+        : make("billing", "Billing problem");
     case 404:
-      if (h.includes("data policy"))
-        return at("provider_policy_blocked", "Blocked by the provider's data policy");
-      return at("model_not_found", "Model not found");
+      if (billing) return make("billing", "Billing problem");
+      // Anthropic says only "model: claude-x"; a 404 naming no model is a wrong URL instead.
+      if (P.hasAny(t, P.MODEL_MISSING_PATTERNS) || t.includes("model"))
+        return make("model_not_found", "Model not found");
+      return make("format_error", "Not found (check model.base_url)");
     case 408:
     case 504:
-      return at("timeout", "Provider timed out");
+    case 524:
+      return make("timeout", "Provider timed out");
     case 413:
-      return at("payload_too_large", "Request too large");
+      if (P.hasAny(t, P.IMAGE_PATTERNS)) return make("image_too_large", "Image too large");
+      return make("payload_too_large", "Request too large");
     case 429:
-      if (h.includes("insufficient_quota")) return at("billing", "Quota exhausted");
-      return at("rate_limit", "Rate limited", { resetAt: parseResetAt(err, ctx.now ?? Date.now()) });
+      if (P.hasAny(t, P.OVERLOADED_PATTERNS) && !billing) return make("overloaded", "Provider overloaded");
+      if (f.code === "insufficient_quota" || (billing && !transient))
+        return make("billing", "Quota exhausted");
+      return make(
+        "rate_limit",
+        !P.hasAny(t, P.RATE_LIMIT_PATTERNS) && P.hasAny(t, P.USAGE_LIMIT_PATTERNS)
+          ? "Usage limit reached"
+          : "Rate limited",
+      );
     case 400:
     case 422:
-      if (hasAny(h, CONTEXT_PATTERNS)) return at("context_overflow", "Context too long for the model");
-      if (hasAny(h, IMAGE_PATTERNS)) return at("image_too_large", "Image too large");
-      if (hasAny(h, MODEL_MISSING_PATTERNS)) return at("model_not_found", "Model not found");
-      return at("format_error", "Request rejected");
+      return byBadRequest(f, make);
+    case 500:
+    case 502:
+      if (P.hasAny(t, P.REQUEST_VALIDATION_PATTERNS)) return make("format_error", "Request rejected");
+      if (P.hasAny(t, P.CONTEXT_PATTERNS)) return make("context_overflow", "Context too long for the model");
+      return make("server_error", "Provider server error");
     case 503:
     case 529:
-      return at("overloaded", "Provider overloaded");
+      if (P.hasAny(t, P.CONTEXT_PATTERNS)) return make("context_overflow", "Context too long for the model");
+      return make("overloaded", "Provider overloaded");
     default:
-      if (key !== undefined && key >= 500) return at("server_error", "Provider server error");
-      // 4. Message patterns when neither status nor body type decided.
-      if (hasAny(h, CONTEXT_PATTERNS)) return at("context_overflow", "Context too long for the model");
-      if (status === undefined) return undefined;
-      return at("unknown", "Unexpected provider response");
+      if (status >= 500) return make("server_error", "Provider server error");
+      if (status >= 400) return make("format_error", "Request rejected");
+      return byMessage(f, make) ?? byTransport(f, ctx);
   }
 }
 
-/** Maps in-stream error bodies (no HTTP status) and body codes to the status they stand for. */
-function bodyTypeStatus(type: string, code: string): number | undefined {
-  const map: Record<string, number> = {
-    overloaded_error: 529,
-    rate_limit_error: 429,
-    rate_limit_exceeded: 429,
-    insufficient_quota: 429,
-    api_error: 500,
-    server_error: 500,
-    authentication_error: 401,
-    invalid_api_key: 401,
-    permission_error: 403,
-    billing_error: 402,
-    not_found_error: 404,
-    model_not_found: 404,
-    request_too_large: 413,
-    invalid_request_error: 400,
-    context_length_exceeded: 400,
-    timeout_error: 504,
-  };
-  return map[code] ?? map[type];
+/** A 400 is a context overflow, an image, a wrong model, money or throttling before it is a format error. */
+function byBadRequest(f: ErrorFacts, make: Make): ClassifiedError {
+  const t = f.text;
+  if (P.hasAny(t, P.IMAGE_PATTERNS)) return make("image_too_large", "Image too large");
+  // "Unsupported parameter: 'max_tokens'" must not read as a context overflow.
+  if (P.hasAny(t, P.REQUEST_VALIDATION_PATTERNS)) return make("format_error", "Request rejected");
+  if (P.hasAny(t, P.CONTEXT_PATTERNS)) return make("context_overflow", "Context too long for the model");
+  if (P.hasAny(t, P.MODEL_MISSING_PATTERNS)) return make("model_not_found", "Model not found");
+  // Anthropic sends "Your credit balance is too low" as a 400.
+  if (P.hasAny(t, P.BILLING_PATTERNS)) return make("billing", "Billing problem");
+  if (P.hasAny(t, P.RATE_LIMIT_PATTERNS)) return make("rate_limit", "Rate limited");
+  // Google answers a bad key with 400 INVALID_ARGUMENT "API key not valid".
+  if (P.hasAny(t, P.AUTH_PATTERNS)) return make("auth", "Authentication failed");
+  return make("format_error", "Request rejected");
 }
 
-function classifyTransport(f: Facts, ctx: ClassifyContext): ClassifiedError {
+/** Step 3: no HTTP status (an error event inside a 200 stream): the body's code stands for one. */
+function byBodyCode(f: ErrorFacts, make: Make, ctx: ClassifyContext): ClassifiedError | undefined {
+  const keys = [f.code, f.type, f.rpcStatus].map((k) => k.toLowerCase()).filter(Boolean);
+  for (const key of keys) {
+    const implied = P.CODE_STATUS[key] ?? (/^[45]\d\d$/.test(key) ? Number(key) : undefined);
+    if (implied !== undefined) return byStatus(implied, f, make, ctx);
+  }
+  return undefined;
+}
+
+/** Step 4: only words to go on. Billing before rate limit: "exceeded your quota" is money. */
+function byMessage(f: ErrorFacts, make: Make): ClassifiedError | undefined {
+  const t = f.text;
+  const transient = P.hasAny(t, P.TRANSIENT_PATTERNS);
+  if (P.hasAny(t, P.BILLING_PATTERNS) && !transient) return make("billing", "Billing problem");
+  if (P.hasAny(t, P.RATE_LIMIT_PATTERNS) || (P.hasAny(t, P.USAGE_LIMIT_PATTERNS) && transient)) {
+    return make("rate_limit", "Rate limited");
+  }
+  if (P.hasAny(t, P.CONTEXT_PATTERNS)) return make("context_overflow", "Context too long for the model");
+  if (P.hasAny(t, P.PAYLOAD_PATTERNS)) return make("payload_too_large", "Request too large");
+  if (P.hasAny(t, P.OVERLOADED_PATTERNS)) return make("overloaded", "Provider overloaded");
+  if (P.hasAny(t, P.AUTH_PATTERNS)) return make("auth", "Authentication failed");
+  if (P.hasAny(t, P.MODEL_MISSING_PATTERNS)) return make("model_not_found", "Model not found");
+  return undefined;
+}
+
+/** Steps 5–8: the request never got an HTTP answer. */
+function byTransport(f: ErrorFacts, ctx: ClassifyContext): ClassifiedError {
   const where = ctx.baseUrl ?? "the provider";
-  const h = f.haystack;
+  const t = f.text;
   const hasCode = (codes: readonly string[]) => f.codes.some((c) => codes.includes(c));
+  const detail = f.message || "unknown error";
+  // 5. SSL hiccups are transport noise: retry, never compress (§4.4), so they go first.
+  if (P.hasAny(t, P.SSL_PATTERNS) || f.codes.some((c) => c.startsWith("ERR_SSL") || c.startsWith("CERT_"))) {
+    return classified("timeout", `TLS error talking to ${where}: ${detail}`);
+  }
+  // 6. A disconnect on a large session usually means the server choked on the context size.
+  if (hasCode(P.DISCONNECT_CODES) || P.hasAny(t, P.DISCONNECT_PATTERNS)) {
+    const { approxTokens, contextLength } = ctx;
+    if (approxTokens !== undefined && contextLength && approxTokens > contextLength * 0.6) {
+      return classified(
+        "context_overflow",
+        `${where} closed the connection on a large request (~${approxTokens} of ${contextLength} tokens): the conversation is probably too long for the model.`,
+      );
+    }
+    return classified("timeout", `Connection to ${where} was closed mid-response.`);
+  }
+  // 7. Transport error names and codes, each with what the user can check.
   if (hasCode(["ECONNREFUSED"])) {
     return classified("timeout", `Cannot reach ${where} (connection refused). Is the server running?`);
   }
   // fetch refuses "unsafe" ports (e.g. 9, 25, 6000) before connecting: retrying cannot help.
-  if (h.includes("bad port")) {
+  if (t.includes("bad port")) {
     return classified(
       "format_error",
       `Cannot reach ${where}: fetch blocks this port as unsafe. Use another port.`,
@@ -224,160 +291,33 @@ function classifyTransport(f: Facts, ctx: ClassifyContext): ClassifiedError {
       `Cannot reach ${where} (host name not found). Check model.base_url and DNS.`,
     );
   }
-  // 5. SSL hiccups are transport noise: retry, never compress (§4.4).
-  if (hasAny(h, SSL_PATTERNS) || f.codes.some((c) => c.startsWith("ERR_SSL") || c.startsWith("CERT_"))) {
-    return classified("timeout", `TLS error talking to ${where}: ${firstMessage(f)}`);
-  }
-  // 6. A disconnect on a large session usually means the server choked on the context size.
-  if (hasCode(DISCONNECT_CODES) || hasAny(h, DISCONNECT_PATTERNS)) {
-    const large =
-      ctx.approxTokens !== undefined &&
-      ctx.contextLength !== undefined &&
-      ctx.contextLength > 0 &&
-      ctx.approxTokens > ctx.contextLength * 0.6;
-    if (large) {
-      return classified(
-        "context_overflow",
-        `${where} closed the connection on a large request (~${ctx.approxTokens} tokens); compressing.`,
-      );
-    }
-    return classified("timeout", `Connection to ${where} was closed mid-response. Retrying may help.`);
-  }
-  // 7. Transport error names.
   if (
-    hasCode(TIMEOUT_CODES) ||
-    f.names.some((n) => n === "APIConnectionTimeoutError" || n === "TimeoutError")
+    hasCode(P.TIMEOUT_CODES) ||
+    f.names.some((n) => n === "APIConnectionTimeoutError" || n === "TimeoutError") ||
+    P.hasAny(t, P.TIMEOUT_PATTERNS)
   ) {
     return classified("timeout", `Request to ${where} timed out.`);
   }
-  if (f.names.includes("APIConnectionError") || h.includes("fetch failed")) {
-    return classified("timeout", `Cannot reach ${where}: ${firstMessage(f)}`);
+  if (f.names.includes("APIConnectionError") || t.includes("fetch failed")) {
+    return classified("timeout", `Cannot reach ${where}: ${detail}`);
   }
-  // 8. Fallback.
-  return classified("unknown", `Unexpected error from ${where}: ${firstMessage(f)}`);
+  // 8. Nothing recognisable: worth a retry with backoff.
+  return classified("unknown", `Unexpected error from ${where}: ${detail}`);
 }
 
-function describeApi(f: Facts, ctx: ClassifyContext): string {
+function describeApi(f: ErrorFacts, ctx: ClassifyContext): string {
   const parts: string[] = [];
   if (f.status !== undefined) parts.push(`HTTP ${f.status}`);
   if (ctx.provider) parts.push(ctx.provider);
   const head = parts.length > 0 ? ` (${parts.join(", ")})` : "";
-  return f.apiMessage ? `${head}: ${f.apiMessage}` : head;
+  return f.message ? `${head}: ${f.message}` : head;
 }
 
-function firstMessage(f: Facts): string {
-  return f.apiMessage || "unknown error";
-}
-
-function collectFacts(err: unknown): Facts {
-  const names: string[] = [];
-  const codes: string[] = [];
-  const messages: string[] = [];
-  let status: number | undefined;
-  let body: unknown;
-  const seen = new Set<unknown>();
-  const queue: unknown[] = [err];
-  while (queue.length > 0 && seen.size < 20) {
-    const e = queue.shift();
-    if (e === undefined || e === null || seen.has(e)) continue;
-    seen.add(e);
-    if (typeof e !== "object") {
-      messages.push(String(e));
-      continue;
-    }
-    const r = e as Record<string, unknown>;
-    if (typeof r.name === "string") names.push(r.name);
-    if (e.constructor?.name) names.push(e.constructor.name);
-    if (typeof r.code === "string") codes.push(r.code);
-    if (typeof r.message === "string" && r.message) messages.push(r.message);
-    if (status === undefined && typeof r.status === "number") status = r.status;
-    if (body === undefined && r.error !== undefined && r.error !== null) body = r.error;
-    queue.push(r.cause);
-    if (Array.isArray(r.errors)) queue.push(...r.errors);
-  }
-  const b = unwrapBody(body);
-  const apiMessage = b.message || messages[0] || "";
-  return {
-    status,
-    apiMessage: stripStatusPrefix(apiMessage),
-    bodyType: b.type,
-    code: b.code,
-    names,
-    codes,
-    haystack: [...messages, b.message, b.type, b.code].join(" \n ").toLowerCase(),
-  };
-}
-
-/** Reads OpenAI `{message,type,code}` and Anthropic `{type:"error",error:{type,message}}` bodies. */
-function unwrapBody(body: unknown): { message: string; type: string; code: string } {
-  let b = body;
-  if (isRecord(b) && isRecord(b.error)) b = b.error;
-  if (!isRecord(b)) return { message: typeof b === "string" ? b : "", type: "", code: "" };
-  const str = (v: unknown) => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
-  return { message: str(b.message), type: str(b.type), code: str(b.code) };
-}
-
-/** SDK messages start with "429 ..." and we print the status ourselves. */
-function stripStatusPrefix(message: string): string {
-  return message.replace(/^\d{3}\s+/, "").trim();
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-const RESET_HEADERS = [
-  "retry-after-ms",
-  "retry-after",
-  "x-ratelimit-reset",
-  "x-ratelimit-reset-tokens",
-  "x-ratelimit-reset-requests",
-  "anthropic-ratelimit-tokens-reset",
-  "anthropic-ratelimit-requests-reset",
-];
-
-/** Epoch ms from the first rate-limit reset header present; undefined when none parses. */
+/** Epoch ms from the first rate-limit reset header of an error; undefined when none parses. */
 export function parseResetAt(err: unknown, now: number): number | undefined {
-  const headers = isRecord(err) ? err.headers : undefined;
-  for (const name of RESET_HEADERS) {
-    const value = readHeader(headers, name);
-    if (!value) continue;
-    const at = parseResetValue(name, value.trim(), now);
-    if (at !== undefined) return at;
-  }
-  return undefined;
-}
-
-function parseResetValue(name: string, value: string, now: number): number | undefined {
-  if (/^\d+(\.\d+)?$/.test(value)) {
-    const n = Number(value);
-    if (name === "retry-after-ms") return now + n;
-    if (n > 1e12) return n; // epoch ms
-    if (n > 1e9) return n * 1000; // epoch seconds
-    return now + n * 1000; // delta seconds
-  }
-  // OpenAI style durations: "1s", "6m0s", "250ms".
-  const duration = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$/.exec(value);
-  if (duration && value !== "") {
-    const [, h = "0", m = "0", s = "0", ms = "0"] = duration;
-    return now + Number(h) * 3_600_000 + Number(m) * 60_000 + Number(s) * 1000 + Number(ms);
-  }
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : date;
-}
-
-function readHeader(headers: unknown, name: string): string | undefined {
-  if (!headers || typeof headers !== "object") return undefined;
-  const h = headers as { get?: unknown } & Record<string, unknown>;
-  if (typeof h.get === "function") {
-    const v = (h.get as (n: string) => unknown).call(headers, name);
-    return typeof v === "string" ? v : undefined;
-  }
-  for (const [k, v] of Object.entries(h)) {
-    if (k.toLowerCase() === name)
-      return Array.isArray(v) ? String(v[0]) : typeof v === "string" ? v : undefined;
-  }
-  return undefined;
+  const headers =
+    typeof err === "object" && err !== null ? (err as { headers?: unknown }).headers : undefined;
+  return resetFromHeaders(headers, now);
 }
 
 function safeString(v: unknown): string {

@@ -9,7 +9,9 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { baseUrlHostMatches } from "./detect.js";
+import { withNormalizedErrors } from "./error-body-fetch.js";
 import { proxyTransportFor } from "./proxy.js";
+import { temperatureFor } from "./quirks.js";
 import {
   assistantMessage,
   clientKey,
@@ -33,7 +35,8 @@ import { emptyUsage } from "./types.js";
 let sdk: Promise<typeof import("openai")> | undefined;
 const clients = createClientCache<OpenAI>();
 
-async function clientFor(target: ModelTarget): Promise<OpenAI> {
+/** The cached OpenAI SDK client for `target` (shared with the Responses protocol). */
+export async function openAIClientFor(target: ModelTarget): Promise<OpenAI> {
   sdk ??= import("openai");
   const { default: OpenAIClient } = await sdk;
   const proxy = await proxyTransportFor(target.baseUrl);
@@ -44,7 +47,9 @@ async function clientFor(target: ModelTarget): Promise<OpenAI> {
       maxRetries: 0, // the agent owns retries, with classification and backoff
       timeout: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       ...(target.headers ? { defaultHeaders: target.headers } : {}),
-      ...(proxy ? { fetch: proxy.fetch, fetchOptions: proxy.fetchOptions } : {}),
+      // Error bodies in shapes the SDK drops (Google's list, old vLLM) are rewritten so they classify.
+      fetch: withNormalizedErrors(proxy?.fetch ?? globalThis.fetch),
+      ...(proxy ? { fetchOptions: proxy.fetchOptions } : {}),
     });
   });
 }
@@ -99,13 +104,22 @@ export function buildChatParams(request: LlmRequest): ChatCompletionCreateParams
   };
   // Some servers reject an empty tools array.
   if (request.tools.length > 0) params.tools = request.tools.map((t) => ({ ...t }));
-  if (request.temperature !== undefined) params.temperature = request.temperature;
+  const temperature = temperatureFor(target.model, request.temperature);
+  if (temperature !== undefined) params.temperature = temperature;
   if (target.maxTokens !== undefined) {
     if (usesMaxCompletionTokens(target)) params.max_completion_tokens = target.maxTokens;
     else params.max_tokens = target.maxTokens;
   }
+  if (target.reasoningEffort) {
+    // OpenRouter normalises reasoning across vendors through its own `reasoning` object.
+    if (baseUrlHostMatches(target.baseUrl, "openrouter.ai")) {
+      (params as ChatParamsWithReasoning).reasoning = { effort: target.reasoningEffort };
+    } else params.reasoning_effort = target.reasoningEffort;
+  }
   return params;
 }
+
+type ChatParamsWithReasoning = ChatCompletionCreateParamsStreaming & { reasoning?: { effort: string } };
 
 interface ToolSlot {
   id: string;
@@ -219,6 +233,6 @@ export function toUsage(u: WireUsage): Usage {
  */
 export const streamOpenAIChat: StreamFn = (request) =>
   runProviderStream(request, new ChatAssembler(), async (signal) => {
-    const client = await clientFor(request.target);
+    const client = await openAIClientFor(request.target);
     return client.chat.completions.create(buildChatParams(request), { signal });
   });

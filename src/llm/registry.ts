@@ -5,6 +5,7 @@
 import { streamAnthropic } from "./anthropic.js";
 import { classified } from "./errors.js";
 import { streamOpenAIChat } from "./openai-chat.js";
+import { streamResponses } from "./responses.js";
 import type { ApiMode, LlmEvent, LlmRequest, StreamFn } from "./types.js";
 
 /** A StreamFn for a protocol this build cannot speak: fails at once, non-retryably. */
@@ -15,7 +16,7 @@ function unsupported(apiMode: ApiMode): StreamFn {
       error: classified(
         "format_error",
         `API mode ${apiMode} (model ${request.target.model}) is not supported in this build. ` +
-          "Set model.api_mode to chat_completions or anthropic_messages if the endpoint speaks one of them.",
+          "Set model.api_mode to chat_completions, codex_responses or anthropic_messages if the endpoint speaks one of them.",
       ),
     };
   };
@@ -29,7 +30,9 @@ export function getStreamFn(apiMode: ApiMode): StreamFn {
     case "anthropic_messages":
       return streamAnthropic;
     case "codex_responses":
+      return streamResponses;
     case "bedrock_converse":
+      // The AWS SDK and SigV4 signing are not part of this build.
       return unsupported(apiMode);
   }
 }

@@ -45,6 +45,14 @@ export interface AssistantMessage {
   reasoning?: string;
   /** Anthropic thinking blocks with signatures, replayed verbatim on the next request. */
   thinking_blocks?: ThinkingBlock[];
+  /** Encrypted Responses-API reasoning, replayed so a stateless (store: false) chain keeps it. */
+  reasoning_items?: ReasoningItem[];
+}
+
+/** One Responses-API reasoning item: opaque to everything but the codex_responses protocol. */
+export interface ReasoningItem {
+  encrypted_content: string;
+  summary: string[];
 }
 
 export interface ThinkingBlock {
@@ -88,6 +96,9 @@ export interface Usage {
   reasoningTokens: number;
 }
 
+/** How hard a reasoning model should think; unset = the provider's default. */
+export type ReasoningEffort = "low" | "medium" | "high";
+
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "aborted" | "error";
 
 /** Everything needed to reach one model on one endpoint. */
@@ -105,6 +116,8 @@ export interface ModelTarget {
   cacheTtl?: "5m" | "1h";
   /** Request timeout in ms for one call. */
   timeoutMs?: number;
+  /** Reasoning effort for models that take one (agent.reasoning_effort). */
+  reasoningEffort?: ReasoningEffort;
 }
 
 export interface LlmRequest {

@@ -1,4 +1,6 @@
 import type { HermesConfig } from "../core/config.js";
+import type { ApprovalSession } from "./approval/session.js";
+import type { ApproveFn } from "./approval/types.js";
 import type { ExecutionEnvironment } from "./environments/types.js";
 import type { ToolRegistry } from "./registry.js";
 
@@ -19,6 +21,22 @@ export interface ToolContext {
   readonly env: ExecutionEnvironment;
   /** cli, telegram, cron, ... */
   readonly platform: string;
+  /**
+   * Messages for the model that arrive later (a background process finished, a watched pattern
+   * appeared): delivered with the next tool result, or before the next user message when idle.
+   */
+  readonly notices?: ToolNotices;
+  /** Dangerous-command policy of this run: mode, yolo (live), session and permanent approvals. */
+  readonly approvals?: ApprovalSession;
+  /** Asks the user to approve a flagged command; absent when nobody can answer. */
+  readonly approve?: ApproveFn;
+  /** A person can answer approval prompts now (false for -z, pipes, cron, subagents). */
+  readonly interactive?: boolean;
+}
+
+/** Queue of later messages for the model, implemented by the agent. */
+export interface ToolNotices {
+  push(text: string): void;
 }
 
 export type HermesToolRegistry = ToolRegistry<ToolContext>;

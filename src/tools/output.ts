@@ -26,9 +26,10 @@ export interface TruncateResult {
 /** Share of the budget kept from the start; the rest goes to the tail, where errors and results usually are. */
 const HEAD_SHARE = 0.4;
 
-// CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, two-byte escapes, 8-bit CSI.
+// CSI, OSC (BEL or ST terminated), DCS/SOS/PM/APC strings, two-byte escapes, 8-bit CSI. A string
+// never runs past the end of its line: an unterminated one (binary garbage) must not eat the lines after it.
 const ANSI_RE =
-  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b]*(?:\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]/g;
+  /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?|\x1b[PX^_][^\x1b\n]*(?:\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]/g;
 const CONTROL_RE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g;
 
 /** Removes ANSI escape sequences (colours, cursor movement, titles, hyperlinks). */
@@ -145,9 +146,14 @@ export function truncateOutput(text: string, limits: TruncateLimits): TruncateRe
 export async function spillToFile(home: string, text: string, label: string): Promise<string> {
   const dir = homePaths(home).toolOutput;
   await ensureDir(dir);
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(".", "");
-  const safe = label.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40) || "output";
-  const file = join(dir, `${stamp}-${safe}-${randomBytes(3).toString("hex")}.txt`);
+  const file = spillFilePath(dir, label);
   await writeFile(file, text, { encoding: "utf8", mode: 0o600 });
   return file;
+}
+
+/** A fresh `<dir>/<UTC stamp>-<label>-<6 hex>.txt` name for spilled output. */
+export function spillFilePath(dir: string, label: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(".", "");
+  const safe = label.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 40) || "output";
+  return join(dir, `${stamp}-${safe}-${randomBytes(3).toString("hex")}.txt`);
 }

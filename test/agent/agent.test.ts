@@ -258,7 +258,7 @@ describe("Agent loop", () => {
     ]);
     const r = await h.agent.runConversation("go");
     expect(r.status).toBe("failed");
-    expect(r.error?.message).toBe("invalid api key");
+    expect(r.error?.message).toMatch(/^invalid api key\nCheck the API key for custom/);
   });
 
   it("keeps every request a prefix-extension of the previous one", async () => {

@@ -1,107 +1,69 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { streamAnthropic } from "../../src/llm/anthropic.js";
 import { classifyError, parseResetAt } from "../../src/llm/errors.js";
+import { streamOpenAIChat } from "../../src/llm/openai-chat.js";
+import type { ClassifiedError, ModelTarget } from "../../src/llm/types.js";
+import { type FakeLlm, type Fault, startFakeLlm } from "../support/fake-llm.js";
+import { ERROR_BODY_CASES, type ErrorBodyCase } from "./error-bodies.js";
+import { failed, request, run } from "./helpers.js";
 
 const openaiError = (status: number, body: object, headers: Record<string, string> = {}) =>
   OpenAI.APIError.generate(status, body, undefined, new Headers(headers));
-const anthropicError = (status: number, type: string, message: string) =>
-  Anthropic.APIError.generate(status, { type: "error", error: { type, message } }, undefined, new Headers());
 const oe = (message: string, code: string | null = null, type = "invalid_request_error") => ({
   error: { message, type, code, param: null },
 });
 
-describe("classifyError: HTTP errors", () => {
-  it.each([
-    ["401", openaiError(401, oe("Incorrect API key", "invalid_api_key")), "auth", false],
-    ["403", anthropicError(403, "permission_error", "not allowed"), "auth", false],
-    ["402 billing", openaiError(402, oe("Insufficient credits. Add more.")), "billing", false],
-    [
-      "402 transient",
-      openaiError(402, oe("Usage limit reached, try again in 5 minutes")),
-      "rate_limit",
-      true,
-    ],
-    [
-      "429 quota = billing",
-      openaiError(429, oe("You exceeded your current quota", "insufficient_quota")),
-      "billing",
-      false,
-    ],
-    [
-      "429",
-      anthropicError(429, "rate_limit_error", "Number of requests has exceeded your rate limit"),
-      "rate_limit",
-      true,
-    ],
-    [
-      "404",
-      openaiError(404, oe("The model `x` does not exist", "model_not_found")),
-      "model_not_found",
-      false,
-    ],
-    [
-      "404 policy",
-      openaiError(404, oe("No endpoints found matching your data policy")),
-      "provider_policy_blocked",
-      false,
-    ],
-    [
-      "413",
-      anthropicError(413, "request_too_large", "Request exceeds the maximum size"),
-      "payload_too_large",
-      true,
-    ],
-    ["400 format", openaiError(400, oe("Invalid value for 'tools[0].type'")), "format_error", false],
-    [
-      "400 image",
-      anthropicError(400, "invalid_request_error", "image exceeds 5 MB maximum"),
-      "image_too_large",
-      false,
-    ],
-    ["500", openaiError(500, oe("server error", null, "server_error")), "server_error", true],
-    ["502", openaiError(502, oe("bad gateway")), "server_error", true],
-    ["503", openaiError(503, oe("overloaded")), "overloaded", true],
-    ["529", anthropicError(529, "overloaded_error", "Overloaded"), "overloaded", true],
-    [
-      "in-stream overloaded (SSE error event, no status)",
-      new Anthropic.APIError(
-        undefined,
-        { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
-        undefined,
-        new Headers(),
-      ),
-      "overloaded",
-      true,
-    ],
-    [
-      "thinking signature",
-      anthropicError(400, "invalid_request_error", "Invalid `signature` in `thinking` block"),
-      "thinking_signature",
-      true,
-    ],
-  ] as const)("%s", (_name, err, reason, retryable) => {
-    const c = classifyError(err, { provider: "test" });
-    expect(c.reason).toBe(reason);
-    expect(c.retryable).toBe(retryable);
-    expect(c.message).not.toMatch(/^\d{3} /);
+let fake: FakeLlm;
+beforeAll(async () => {
+  fake = await startFakeLlm();
+});
+afterAll(() => fake.close());
+
+/** Serves one vendor response and returns what the real SDK + stream function classified. */
+async function classifyServed(c: ErrorBodyCase): Promise<ClassifiedError> {
+  const fault: Fault = { kind: "http", status: c.status, body: c.body };
+  if (c.headers) fault.headers = c.headers;
+  fake.enqueue({ fault });
+  const openai = c.protocol === "openai";
+  const target: ModelTarget = {
+    provider: c.vendor,
+    apiMode: openai ? "chat_completions" : "anthropic_messages",
+    model: "m",
+    baseUrl: openai ? fake.openaiBaseUrl : fake.anthropicBaseUrl,
+    apiKey: "k",
+  };
+  return failed(await run(openai ? streamOpenAIChat : streamAnthropic, request(target))).error;
+}
+
+describe("classifyError: vendor error bodies over HTTP", () => {
+  it("has at least 40 distinct cases", () => {
+    expect(new Set(ERROR_BODY_CASES.map((c) => JSON.stringify(c.body))).size).toBeGreaterThanOrEqual(40);
   });
 
-  it.each([
-    "This model's maximum context length is 128000 tokens",
-    "prompt is too long: 210000 tokens > 200000 maximum",
-    "context_length_exceeded",
-    "Too many tokens in request",
-  ])("400 '%s' → context_overflow with shouldCompress", (message) => {
-    const c = classifyError(openaiError(400, oe(message)));
-    expect(c).toMatchObject({
-      reason: "context_overflow",
-      shouldCompress: true,
-      retryable: true,
-      status: 400,
-    });
-  });
+  it.each(ERROR_BODY_CASES.map((c) => [`${c.vendor} ${c.status} ${c.what}`, c] as const))(
+    "%s",
+    async (_name, c) => {
+      const before = Date.now();
+      const got = await classifyServed(c);
+      const after = Date.now();
+      expect(got.reason).toBe(c.reason);
+      expect(got.status).toBe(c.status);
+      if (c.flags) expect(got).toMatchObject(c.flags);
+      if (c.resetAt !== undefined) expect(got.resetAt).toBe(c.resetAt);
+      if (c.resetIn !== undefined) {
+        expect(got.resetAt).toBeGreaterThanOrEqual(before + c.resetIn);
+        expect(got.resetAt).toBeLessThanOrEqual(after + c.resetIn);
+      }
+      // Messages are for humans: no SDK status prefix, no raw JSON document.
+      expect(got.message).not.toMatch(/^\d{3} /);
+      expect(got.message).not.toMatch(/: \{\s*"error"/);
+    },
+  );
+});
 
+describe("classifyError: recovery flags and messages", () => {
   it("sets recovery flags by reason", () => {
     expect(classifyError(openaiError(401, oe("bad key")))).toMatchObject({
       shouldRotateCredential: true,
@@ -117,6 +79,45 @@ describe("classifyError: HTTP errors", () => {
   it("makes a human-readable message with status, provider and the API's words", () => {
     const c = classifyError(openaiError(429, oe("Slow down")), { provider: "openrouter" });
     expect(c.message).toBe("Rate limited (HTTP 429, openrouter): Slow down");
+  });
+
+  it("reads in-stream errors (no HTTP status) by their body code", () => {
+    const inStream = (body: object) => new Anthropic.APIError(undefined, body, undefined, new Headers());
+    expect(inStream({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })).toSatisfy(
+      (e: unknown) => classifyError(e).reason === "overloaded",
+    );
+    const cases: Array<[object, string]> = [
+      [{ error: { message: "Rate limit exceeded", code: "rate_limit_exceeded" } }, "rate_limit"],
+      [{ error: { message: "Provider returned error", code: 429, metadata: { raw: "busy" } } }, "rate_limit"],
+      [{ error: { message: "prompt too long", code: "context_length_exceeded" } }, "context_overflow"],
+      [{ type: "error", error: { type: "api_error", message: "Internal server error" } }, "server_error"],
+      [{ error: { message: "The model is overloaded.", status: "UNAVAILABLE", code: 503 } }, "overloaded"],
+    ];
+    for (const [body, reason] of cases) {
+      const c = classifyError(inStream(body));
+      expect(c.reason, JSON.stringify(body)).toBe(reason);
+      expect(c.status).toBeUndefined();
+    }
+  });
+
+  it("classifies status-less errors by their words: billing before rate limit", () => {
+    expect(classifyError(new Error("Insufficient credits on this account")).reason).toBe("billing");
+    expect(classifyError(new Error("quota exceeded, retry in 30s")).reason).toBe("rate_limit");
+    expect(classifyError(new Error("Too Many Requests")).reason).toBe("rate_limit");
+    expect(classifyError(new Error("maximum context length exceeded")).reason).toBe("context_overflow");
+  });
+
+  it("marks an upstream OpenRouter 429 as not the key's fault and an account 429 as the key's", () => {
+    const upstream = classifyError(
+      openaiError(429, { error: { message: "Provider returned error", code: 429, metadata: { raw: "x" } } }),
+    );
+    expect(upstream).toMatchObject({
+      reason: "rate_limit",
+      shouldRotateCredential: false,
+      shouldFallback: true,
+    });
+    const account = classifyError(openaiError(429, { error: { message: "Rate limit exceeded", code: 429 } }));
+    expect(account).toMatchObject({ reason: "rate_limit", shouldRotateCredential: true });
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Scripted fake LLM server speaking the real wire formats: OpenAI chat completions
- * (POST /v1/chat/completions) and Anthropic messages (POST /v1/messages), streamed (SSE) or not,
- * with fault injection. The one thing faked in tests and benches: the code under test uses the real
+ * (POST /v1/chat/completions), OpenAI Responses (POST /v1/responses) and Anthropic messages
+ * (POST /v1/messages), streamed (SSE) or not, with fault injection. The one thing faked in tests and benches: the code under test uses the real
  * SDK clients against it. Imports only node built-ins and uses erasable TypeScript only, so
  * `node bench/x.ts` can import it directly.
  */
@@ -15,13 +15,23 @@ export interface ScriptedToolCall {
 }
 
 export type Fault =
+  /** An error response; `headers`, when given, replace the default `retry-after: 1` of a 429. */
   | { kind: "http"; status: number; body?: unknown; headers?: Record<string, string> }
   /** Accept the request, never answer (until the client aborts or the server closes). */
   | { kind: "hang" }
   /** Send the first few SSE chunks, then destroy the socket. */
   | { kind: "reset_mid_stream" }
   /** Tool-call arguments that are broken JSON (the scripted calls', or one read_file call). */
-  | { kind: "malformed_tool_json" };
+  | { kind: "malformed_tool_json" }
+  /**
+   * An error inside a 200 stream after the first event, in the protocol's own form (chat: a
+   * `data: {"error"}` chunk; Anthropic and Responses: an `error` event). `failedResponse` sends a
+   * Responses `response.failed` event instead.
+   */
+  | { kind: "stream_error"; code?: string; message?: string; failedResponse?: boolean };
+
+/** Which API a request spoke. */
+export type Protocol = "openai" | "anthropic" | "responses";
 
 export interface ScriptedTurn {
   text?: string;
@@ -43,7 +53,7 @@ export interface ScriptedTurn {
 }
 
 export interface RecordedRequest {
-  protocol: "openai" | "anthropic";
+  protocol: Protocol;
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
@@ -68,6 +78,10 @@ export interface FakeLlm {
   setResponder(fn: ((req: RecordedRequest) => ScriptedTurn) | undefined): void;
   /** Turns still queued. */
   pending(): number;
+  /** Replaces the GET /v1/models answer (body and status); undefined restores the default list. */
+  setModelList(body: unknown, status?: number): void;
+  /** How many GET /v1/models requests arrived. */
+  modelListRequests(): number;
   close(): Promise<void>;
 }
 
@@ -82,6 +96,8 @@ export async function startFakeLlm(
   const sockets = new Set<Socket>();
   let responder: ((req: RecordedRequest) => ScriptedTurn) | undefined;
   let counter = 0;
+  let modelList: { body: unknown; status: number } | undefined;
+  let modelListRequests = 0;
 
   const server = createServer((req, res) => {
     readBody(req)
@@ -96,6 +112,8 @@ export async function startFakeLlm(
   async function handle(req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     if (req.method === "GET" && path === "/v1/models") {
+      modelListRequests++;
+      if (modelList) return sendJson(res, modelList.status, modelList.body);
       sendJson(res, 200, {
         object: "list",
         data: [
@@ -105,8 +123,12 @@ export async function startFakeLlm(
       });
       return;
     }
-    const protocol =
-      path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : undefined;
+    const routes: Record<string, Protocol> = {
+      "/v1/chat/completions": "openai",
+      "/v1/messages": "anthropic",
+      "/v1/responses": "responses",
+    };
+    const protocol = routes[path];
     if (req.method !== "POST" || !protocol) {
       sendJson(res, 404, {
         error: { message: `fake-llm: no route ${req.method} ${path}`, type: "not_found" },
@@ -152,9 +174,17 @@ export async function startFakeLlm(
       return;
     }
     const reply = resolveTurn(turn, rawBody);
+    const fields = isRecord(body) ? body : {};
+    if (turn.fault?.kind === "stream_error") {
+      streamError(res, protocol, turn.fault);
+      return;
+    }
     if (protocol === "openai") {
-      if (record.stream) await streamOpenAI(res, reply, isRecord(body) ? body : {});
+      if (record.stream) await streamOpenAI(res, reply, fields);
       else sendJson(res, 200, openAICompletion(reply));
+    } else if (protocol === "responses") {
+      if (record.stream) await streamResponses(res, reply, fields);
+      else sendJson(res, 200, responsesObject(reply, fields));
     } else if (record.stream) await streamAnthropic(res, reply);
     else sendJson(res, 200, anthropicMessage(reply));
   }
@@ -177,6 +207,10 @@ export async function startFakeLlm(
       responder = fn;
     },
     pending: () => queue.length,
+    setModelList: (body, status = 200) => {
+      modelList = body === undefined ? undefined : { body, status };
+    },
+    modelListRequests: () => modelListRequests,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -421,6 +455,205 @@ function anthropicMessage(r: Reply) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// OpenAI Responses
+
+function responsesUsage(r: Reply) {
+  return {
+    input_tokens: r.input,
+    input_tokens_details: { cached_tokens: r.cacheRead },
+    output_tokens: r.output,
+    output_tokens_details: { reasoning_tokens: r.reasoning ? Math.ceil(r.reasoning.length / 4) : 0 },
+    total_tokens: r.input + r.output,
+  };
+}
+
+/** The finished output items; reasoning carries encrypted content only when the request asked. */
+function responsesOutput(r: Reply, body: Record<string, unknown>): Record<string, unknown>[] {
+  const encrypted = Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content");
+  const out: Record<string, unknown>[] = [];
+  if (r.reasoning) {
+    out.push({
+      type: "reasoning",
+      id: nextId("rs_"),
+      summary: [{ type: "summary_text", text: r.reasoning }],
+      ...(encrypted ? { encrypted_content: `enc-${Buffer.from(r.reasoning).toString("base64")}` } : {}),
+    });
+  }
+  if (r.text) {
+    out.push({
+      type: "message",
+      id: nextId("msg_"),
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: r.text, annotations: [], logprobs: [] }],
+    });
+  }
+  for (const c of r.calls) {
+    out.push({
+      type: "function_call",
+      id: nextId("fc_"),
+      call_id: c.id,
+      name: c.name,
+      arguments: c.args,
+      status: "completed",
+    });
+  }
+  return out;
+}
+
+function responsesObject(r: Reply, body: Record<string, unknown>, output = responsesOutput(r, body)) {
+  const incomplete = r.finish === "length";
+  return {
+    id: nextId("resp_"),
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status: incomplete ? "incomplete" : "completed",
+    model: typeof body.model === "string" ? body.model : "fake-model",
+    output,
+    error: null,
+    incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+    instructions: body.instructions ?? null,
+    parallel_tool_calls: true,
+    temperature: null,
+    tool_choice: "auto",
+    tools: [],
+    top_p: null,
+    store: body.store ?? true,
+    usage: responsesUsage(r),
+  };
+}
+
+/** The real event sequence: created, per item added → deltas → done, then completed/incomplete. */
+async function streamResponses(res: ServerResponse, r: Reply, body: Record<string, unknown>): Promise<void> {
+  const final = responsesObject(r, body);
+  const frames: string[] = [];
+  let seq = 0;
+  const add = (type: string, data: Record<string, unknown>) =>
+    frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const pending = { ...final, status: "in_progress", output: [], usage: null, incomplete_details: null };
+  add("response.created", { response: pending });
+  add("response.in_progress", { response: pending });
+  final.output.forEach((item, output_index) => {
+    const item_id = item.id;
+    if (item.type === "reasoning") {
+      add("response.output_item.added", {
+        output_index,
+        item: { ...item, summary: [], encrypted_content: undefined },
+      });
+      add("response.reasoning_summary_part.added", {
+        item_id,
+        output_index,
+        summary_index: 0,
+        part: { type: "summary_text", text: "" },
+      });
+      for (const delta of chunks(r.reasoning, r.chunkSize))
+        add("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta });
+      add("response.reasoning_summary_text.done", {
+        item_id,
+        output_index,
+        summary_index: 0,
+        text: r.reasoning,
+      });
+    } else if (item.type === "message") {
+      add("response.output_item.added", {
+        output_index,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      add("response.content_part.added", {
+        item_id,
+        output_index,
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      });
+      for (const delta of chunks(r.text, r.chunkSize))
+        add("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] });
+      add("response.output_text.done", {
+        item_id,
+        output_index,
+        content_index: 0,
+        text: r.text,
+        logprobs: [],
+      });
+    } else {
+      const args = String(item.arguments);
+      add("response.output_item.added", {
+        output_index,
+        item: { ...item, arguments: "", status: "in_progress" },
+      });
+      for (const delta of chunks(args, r.chunkSize))
+        add("response.function_call_arguments.delta", { item_id, output_index, delta });
+      add("response.function_call_arguments.done", { item_id, output_index, arguments: args });
+    }
+    add("response.output_item.done", { output_index, item });
+  });
+  add(final.status === "incomplete" ? "response.incomplete" : "response.completed", { response: final });
+
+  startSse(res);
+  if (r.reset) {
+    // Far enough in for the first deltas to arrive.
+    await resetAfter(res, frames.slice(0, 6));
+    return;
+  }
+  for (const f of frames) res.write(f);
+  res.end();
+}
+
+/** A 200 stream that fails after its first event, in each protocol's own error form. */
+function streamError(
+  res: ServerResponse,
+  protocol: Protocol,
+  fault: Extract<Fault, { kind: "stream_error" }>,
+) {
+  const code = fault.code ?? "server_error";
+  const message = fault.message ?? "The server had an error while processing your request.";
+  startSse(res);
+  if (protocol === "openai") {
+    const first = {
+      id: nextId("chatcmpl-"),
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "fake-model",
+    };
+    res.write(
+      `data: ${JSON.stringify({ ...first, choices: [{ index: 0, delta: { role: "assistant" } }] })}\n\n`,
+    );
+    res.end(`data: ${JSON.stringify({ error: { message, type: code, code } })}\n\n`);
+  } else if (protocol === "anthropic") {
+    const start = {
+      type: "message_start",
+      message: {
+        id: nextId("msg_"),
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "fake-model",
+        stop_reason: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    };
+    res.write(`event: message_start\ndata: ${JSON.stringify(start)}\n\n`);
+    res.end(`event: error\ndata: ${JSON.stringify({ type: "error", error: { type: code, message } })}\n\n`);
+  } else {
+    const response = {
+      id: nextId("resp_"),
+      object: "response",
+      status: "in_progress",
+      output: [],
+      error: null,
+    };
+    res.write(
+      `event: response.created\ndata: ${JSON.stringify({ type: "response.created", sequence_number: 0, response })}\n\n`,
+    );
+    const failed = { ...response, status: "failed", error: { code, message } };
+    res.end(
+      fault.failedResponse
+        ? `event: response.failed\ndata: ${JSON.stringify({ type: "response.failed", sequence_number: 1, response: failed })}\n\n`
+        : `event: error\ndata: ${JSON.stringify({ type: "error", sequence_number: 1, code, message, param: null })}\n\n`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors and plumbing
 
 const OPENAI_ERROR: Record<number, [string, string | null]> = {
@@ -457,7 +690,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 };
 
 /** The vendor's real error body for `status` with `message`. */
-function errorBody(protocol: "openai" | "anthropic", status: number, message: string): unknown {
+function errorBody(protocol: Protocol, status: number, message: string): unknown {
   if (protocol === "anthropic") {
     return { type: "error", error: { type: ANTHROPIC_ERROR[status] ?? "api_error", message } };
   }
@@ -465,24 +698,13 @@ function errorBody(protocol: "openai" | "anthropic", status: number, message: st
   return { error: { message, type, param: null, code } };
 }
 
-function sendError(
-  res: ServerResponse,
-  protocol: "openai" | "anthropic",
-  status: number,
-  message: string,
-): void {
+function sendError(res: ServerResponse, protocol: Protocol, status: number, message: string): void {
   sendJson(res, status, errorBody(protocol, status, message));
 }
 
-function sendHttpFault(
-  res: ServerResponse,
-  protocol: "openai" | "anthropic",
-  fault: Extract<Fault, { kind: "http" }>,
-) {
-  const headers: Record<string, string> = {
-    ...(fault.status === 429 ? { "retry-after": "1" } : {}),
-    ...fault.headers,
-  };
+function sendHttpFault(res: ServerResponse, protocol: Protocol, fault: Extract<Fault, { kind: "http" }>) {
+  const headers: Record<string, string> =
+    fault.headers ?? (fault.status === 429 ? { "retry-after": "1" } : {});
   const message = DEFAULT_MESSAGES[fault.status] ?? `HTTP ${fault.status}`;
   const body = fault.body === undefined ? errorBody(protocol, fault.status, message) : fault.body;
   const text = typeof body === "string" ? body : JSON.stringify(body);

@@ -11,7 +11,7 @@ import type {
 export interface StreamTurn {
   text?: string;
   toolCalls?: Array<{ name: string; arguments: string | Record<string, unknown>; id?: string }>;
-  /** End with this error instead of a reply. */
+  /** End with this error instead of a reply (after streaming `text`, if given, as a partial answer). */
   error?: Extract<LlmEvent, { type: "error" }>["error"];
   /** Wait for the request's abort signal before answering (simulates a hung provider). */
   hang?: boolean;
@@ -77,7 +77,11 @@ export function scriptedStream(
       return;
     }
     if (turn.error) {
-      yield { type: "error", error: turn.error };
+      // Text with an error: the provider failed mid-answer, after streaming part of it.
+      for (const piece of turn.text?.match(/.{1,5}/gs) ?? []) yield { type: "text_delta", text: piece };
+      yield turn.text
+        ? { type: "error", error: turn.error, partial: { role: "assistant", content: turn.text } }
+        : { type: "error", error: turn.error };
       return;
     }
     if (turn.text) {

@@ -10,6 +10,7 @@ import {
   type LocalEnvironmentOptions,
 } from "../../src/tools/environments/local.js";
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
+import { shutdownProcessRegistry } from "../../src/tools/process/registry.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 
 export interface ToolHarness {
@@ -20,6 +21,8 @@ export interface ToolHarness {
   /** The user's home for `~` (a fresh temp dir). */
   userHome: string;
   ctx: ToolContext;
+  /** What tools pushed through `ctx.notices` (background process notices), oldest first. */
+  notices: string[];
   registry: HermesToolRegistry;
   provider: EnvironmentProvider;
   /** Dispatches a tool and parses its JSON result. */
@@ -50,6 +53,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<ToolH
   });
   const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
   registerBuiltinTools(registry);
+  const notices: string[] = [];
   const makeCtx = (signal: AbortSignal): ToolContext => ({
     taskId: "test-task",
     sessionId: "test-session",
@@ -58,6 +62,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<ToolH
     home,
     env: provider.get("test-task"),
     platform: "cli",
+    notices: { push: (text) => notices.push(text) },
   });
   const ctx = makeCtx(new AbortController().signal);
   return {
@@ -65,6 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<ToolH
     home,
     userHome,
     ctx,
+    notices,
     registry,
     provider,
     async call(name, args, signal) {
@@ -72,7 +78,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<ToolH
       return JSON.parse(raw) as Record<string, unknown>;
     },
     async dispose() {
-      await provider.disposeAll();
+      await Promise.all([provider.disposeAll(), shutdownProcessRegistry(home)]);
       await rm(base, { recursive: true, force: true });
     },
   };

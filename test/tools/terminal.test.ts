@@ -75,10 +75,12 @@ describe("terminal", () => {
     expect(String(bad.error)).toContain(join(h.root, "nope"));
   });
 
-  it("rejects an empty command, background and pty with guidance", async () => {
+  it("rejects an empty command, and notifications without background", async () => {
     expect(String((await run({ command: "  " })).error)).toMatch(/command is required/);
-    expect(String((await run({ command: "ls", background: true })).error)).toMatch(/foreground/);
-    expect(String((await run({ command: "ls", pty: true })).error)).toMatch(/without pty/);
+    expect(String((await run({ command: "ls", notify_on_complete: true })).error)).toMatch(
+      /need background=true/,
+    );
+    expect(String((await run({ command: "ls", watch_patterns: ["x"] })).error)).toMatch(/need background/);
   });
 
   it("kills a timed-out command together with its children", async () => {

@@ -1,11 +1,38 @@
-import type { AgentEvent } from "../../agent/events.js";
+import type { AgentEvent, RunStatus } from "../../agent/events.js";
+import { buildUsageReport, UsageTracker, writeUsageReport } from "../../agent/usage.js";
+import { pricingLookup } from "../../llm/models/index.js";
 import { TerminalRenderer } from "../render.js";
+import { createApprovalPrompt } from "../repl/approval-prompt.js";
 import { openRuntime, type RunFlags } from "../runtime.js";
 import { installInterruptHandler } from "../signals.js";
 
 export interface OneshotOptions {
   /** -z: nothing but the final answer on stdout; no progress at all. */
   quiet: boolean;
+  /** --usage-file: where to write the JSON usage report when the run ends (whatever its outcome). */
+  usageFile?: string | undefined;
+}
+
+interface Outcome {
+  status: RunStatus;
+  error?: string;
+  apiCalls: number;
+}
+
+/** Writes the usage report if one was asked for; a write failure is reported, never fatal. */
+async function saveUsage(
+  path: string | undefined,
+  tracker: UsageTracker,
+  outcome: Outcome,
+  startedAt: number,
+): Promise<void> {
+  if (!path) return;
+  const report = buildUsageReport(tracker, { ...outcome, startedAt, finishedAt: Date.now() });
+  try {
+    await writeUsageReport(path, report);
+  } catch (err) {
+    process.stderr.write(`hermes: cannot write the usage file ${path}: ${(err as Error).message}\n`);
+  }
 }
 
 /**
@@ -13,12 +40,23 @@ export interface OneshotOptions {
  * to stderr. Exit code 0 on success, 1 on failure, 130 when interrupted.
  */
 export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotOptions): Promise<number> {
+  const startedAt = Date.now();
   if (!prompt.trim()) {
     process.stderr.write("hermes: the prompt is empty\n");
     return 2;
   }
   const runtime = openRuntime(flags);
-  if (!runtime) return 1;
+  if (!runtime) {
+    const error = "Hermes could not start (configuration or provider problem; see stderr)";
+    await saveUsage(
+      opts.usageFile,
+      new UsageTracker(() => undefined),
+      { status: "failed", error, apiCalls: 0 },
+      startedAt,
+    );
+    return 1;
+  }
+  const tracker = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
   const renderer = new TerminalRenderer({
     out: process.stderr,
     status: process.stderr,
@@ -27,13 +65,29 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     showReasoning: !opts.quiet && runtime.config.display.show_reasoning,
   });
   const onEvent = (e: AgentEvent): void => {
-    // -z keeps stdout for the answer alone; waits on a struggling provider still show on stderr.
-    if (!opts.quiet || (e.type === "status" && e.kind === "retry")) renderer.handle(e);
+    tracker.handle(e);
+    // -z keeps stdout for the answer alone; provider trouble (waits, key rotation, fallback) still shows on stderr.
+    const providerTrouble =
+      e.type === "status" && (e.kind === "retry" || e.kind === "rotate" || e.kind === "fallback");
+    if (!opts.quiet || providerTrouble) renderer.handle(e);
   };
-  const agent = runtime.newAgent(onEvent);
+  // chat -q on a terminal can ask; -z, pipes and cron never do (flagged commands are denied).
+  const approve =
+    !opts.quiet && process.stdin.isTTY && process.stderr.isTTY
+      ? createApprovalPrompt({
+          output: process.stderr,
+          input: process.stdin,
+          onOpen: () => renderer.pause(),
+          onClose: () => renderer.resume(),
+        })
+      : undefined;
+  const agent = runtime.newAgent(onEvent, { approve });
   const removeHandler = installInterruptHandler(() => agent.interrupt());
+  let outcome: Outcome = { status: "failed", error: "the run ended unexpectedly", apiCalls: 0 };
   try {
     const result = await agent.runConversation(prompt);
+    outcome = { status: result.status, apiCalls: result.apiCalls };
+    if (result.error) outcome.error = result.error.message;
     renderer.close();
     if (result.status === "completed" || result.status === "budget_exhausted") {
       process.stdout.write(`${result.finalText.trim()}\n`);
@@ -47,6 +101,7 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     return 1;
   } finally {
     removeHandler();
+    await saveUsage(opts.usageFile, tracker, outcome, startedAt);
     await runtime.dispose();
   }
 }

@@ -1,7 +1,11 @@
 import { createInterface, type Interface } from "node:readline";
 import type { Agent } from "../../agent/agent.js";
+import type { AgentEvent } from "../../agent/events.js";
+import { formatUsageTable, UsageTracker } from "../../agent/usage.js";
+import { pricingLookup } from "../../llm/models/index.js";
 import { TerminalRenderer } from "../render.js";
 import { openRuntime, type RunFlags, type Runtime } from "../runtime.js";
+import { createApprovalPrompt } from "./approval-prompt.js";
 import { completeSlash, runSlash, type SlashContext } from "./slash.js";
 
 const DOUBLE_PRESS_MS = 2000;
@@ -40,14 +44,32 @@ class ReplSession {
   private busy = false;
   private model: string;
   private resolveExit: ((code: number) => void) | undefined;
+  /** Usage of the whole chat (kept across /new), for /usage. */
+  private readonly usage: UsageTracker;
 
   constructor(
     private readonly runtime: Runtime,
     private readonly renderer: TerminalRenderer,
   ) {
     this.model = runtime.target.model;
-    this.agent = runtime.newAgent(renderer.handle);
+    this.usage = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
+    this.agent = runtime.newAgent(this.onAgentEvent, { approve: this.approve });
   }
+
+  /** Approval prompts on the chat's own readline; piped input has no one to answer (denied). */
+  private readonly approve = process.stdin.isTTY
+    ? createApprovalPrompt({
+        output: process.stdout,
+        rl: () => this.rl,
+        onOpen: () => this.renderer.pause(),
+        onClose: () => this.renderer.resume(),
+      })
+    : undefined;
+
+  private readonly onAgentEvent = (e: AgentEvent): void => {
+    this.usage.handle(e);
+    this.renderer.handle(e);
+  };
 
   run(): Promise<number> {
     const interactive = this.interactive;
@@ -118,33 +140,47 @@ class ReplSession {
       return;
     }
     if (!line) return this.rl?.prompt();
-    if (line.startsWith("/") && runSlash(line, this.slashContext())) {
-      if (!this.closing) this.rl?.prompt();
-      return;
-    }
+    if (line.startsWith("/") && runSlash(line, this.slashContext())) return this.next();
     this.busy = true;
     const result = await this.agent.runConversation(line);
     this.busy = false;
+    this.lastFailed = result.status === "failed";
     if (result.status === "failed")
       process.stderr.write(`  [error] ${result.error?.message ?? "the request failed"}\n`);
     if (result.status === "interrupted") process.stderr.write("  [interrupted]\n");
-    if (this.closing && this.queue.length === 0) return this.exit(result.status === "failed" ? 1 : 0);
-    const next = this.queue.shift();
-    if (next !== undefined) return this.onLine(next);
+    return this.next();
+  }
+
+  /** After a line: run the next queued one, leave once piped input is used up, or prompt again. */
+  private next(): Promise<void> | void {
+    if (!this.resolveExit) return; // /exit ran
+    const queued = this.queue.shift();
+    if (queued !== undefined) return this.onLine(queued);
+    if (this.closing) return this.exit(this.lastFailed ? 1 : 0);
     this.rl?.prompt();
   }
+
+  /** Whether the last request failed: the exit code of a piped session. */
+  private lastFailed = false;
 
   private slashContext(): SlashContext {
     return {
       print: (text) => process.stdout.write(`${text}\n`),
       newSession: () => {
-        this.agent = this.runtime.newAgent(this.renderer.handle);
+        this.agent = this.runtime.newAgent(this.onAgentEvent, { approve: this.approve });
         this.agent.setModel(this.model);
       },
-      currentModel: () => this.model,
+      // The agent's view: a fallback that answered the last request shows until the next one.
+      currentModel: () => this.agent.target.model,
       setModel: (model) => {
         this.model = model;
         this.agent.setModel(model);
+      },
+      usageTable: () => formatUsageTable(this.usage),
+      resetUsage: () => this.usage.reset(),
+      setYolo: (on) => {
+        this.runtime.approvals.yolo = on ?? !this.runtime.approvals.yolo;
+        return this.runtime.approvals.yolo;
       },
       exit: () => this.exit(0),
     };

@@ -5,6 +5,11 @@ export interface SlashContext {
   newSession(): void;
   currentModel(): string;
   setModel(model: string): void;
+  /** The /usage table for this chat. */
+  usageTable(): string;
+  resetUsage(): void;
+  /** Sets YOLO mode (toggles when `on` is undefined); returns the new state. */
+  setYolo(on?: boolean): boolean;
   exit(): void;
 }
 
@@ -35,6 +40,34 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (!arg) return ctx.print(`Model: ${ctx.currentModel()}`);
       ctx.setModel(arg);
       ctx.print(`Model switched to ${arg} for the following turns.`);
+    },
+  },
+  {
+    name: "usage",
+    aliases: [],
+    args: "[reset]",
+    help: "tokens and estimated cost of this chat, per model (reset: start counting again)",
+    run: (arg, ctx) => {
+      if (arg === "reset") {
+        ctx.resetUsage();
+        return ctx.print("Usage counters reset.");
+      }
+      ctx.print(ctx.usageTable());
+    },
+  },
+  {
+    name: "yolo",
+    aliases: [],
+    args: "[on|off]",
+    help: "toggle YOLO mode: run flagged commands without asking (hardline rules still apply)",
+    run: (arg, ctx) => {
+      const want = arg.toLowerCase();
+      const on = ctx.setYolo(want === "on" ? true : want === "off" ? false : undefined);
+      ctx.print(
+        on
+          ? "YOLO mode on: dangerous commands run without asking for this session (rm -rf /, mkfs on disks and the other hardline rules stay blocked)."
+          : "YOLO mode off: dangerous commands ask for approval again.",
+      );
     },
   },
   {

@@ -1,5 +1,10 @@
+import { homePaths } from "../../core/home.js";
+import { checkCommandApproval } from "../approval/gate.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
+import type { RunResult } from "../environments/types.js";
 import { cleanTerminalOutput, spillToFile, truncateOutput } from "../output.js";
+import { getProcessRegistry } from "../process/registry.js";
+import { compilePatterns } from "../process/watch.js";
 import { argBool, argInt, toolError, toolResult } from "./util.js";
 
 const MAX_TIMEOUT_S = 3600;
@@ -10,56 +15,151 @@ const INTERRUPT_EXIT = 130;
 export const TERMINAL_SCHEMA = {
   description:
     "Run a shell command (bash) and return its output and exit code. The working directory and " +
-    "exported variables persist between calls. No stdin or TTY: use non-interactive flags. Prefer " +
-    "read_file, write_file, patch and search_files over cat/sed/grep for files. Default timeout: " +
-    "terminal.timeout (180 s).",
+    "exported variables persist between calls. No stdin: use non-interactive flags. Servers, " +
+    "watchers and long jobs: background=true, then the process tool. Prefer read_file, write_file, " +
+    "patch and search_files over cat/sed/grep for files. Default timeout: terminal.timeout (180 s).",
   parameters: {
     type: "object",
     properties: {
       command: { type: "string", description: "Command or multi-line script to run." },
-      background: { type: "boolean", description: "Run in the background (not available yet)." },
+      background: {
+        type: "boolean",
+        description: "Start it in the background and return a session_id at once (see the process tool).",
+      },
       timeout: {
         type: "integer",
-        description: "Seconds before the command is killed (max 3600).",
+        description: "Seconds before the command is killed (max 3600; foreground only).",
         minimum: 1,
         maximum: MAX_TIMEOUT_S,
       },
       workdir: { type: "string", description: "Run in this directory for this call only." },
-      pty: { type: "boolean", description: "Run in a pseudo-terminal (not available yet)." },
+      pty: {
+        type: "boolean",
+        description:
+          "Run in a pseudo-terminal, for programs that need a TTY. With background, answer their prompts with process submit.",
+      },
+      notify_on_complete: {
+        type: "boolean",
+        description: "Background only: you are told when the process exits.",
+      },
+      watch_patterns: {
+        type: "array",
+        items: { type: "string" },
+        description: "Background only: regexes; you are told when a new output line matches one.",
+      },
     },
     required: ["command"],
   },
 };
 
-export async function handleTerminal(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
-  const command = typeof args.command === "string" ? args.command : "";
-  if (!command.trim()) return toolError("command is required: pass the shell command to run.");
-  if (argBool(args, "background")) {
-    return toolError(
-      "background=true is not available in this build. Run the command in the foreground (raise " +
-        "timeout, up to 3600 s, for long jobs), or detach it yourself: nohup CMD > /tmp/cmd.log 2>&1 & " +
-        "then read the log later.",
-    );
-  }
-  if (argBool(args, "pty")) {
-    return toolError(
-      "pty=true is not available in this build. Run the command without pty, using non-interactive " +
-        "flags (e.g. -y, --yes, --no-pager, --batch).",
-    );
-  }
-  const timeoutS = argInt(args, "timeout", ctx.config.terminal.timeout, 1, MAX_TIMEOUT_S);
+interface TerminalRequest {
+  command: string;
+  background: boolean;
+  pty: boolean;
+  timeoutS: number;
+  /** Resolved and checked to be a directory. */
+  workdir: string | undefined;
+  notifyOnComplete: boolean;
+  watchPatterns: string[];
+}
 
+/** Validates the arguments; a string is the error to return. */
+async function parseRequest(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<TerminalRequest | string> {
+  const command = typeof args.command === "string" ? args.command : "";
+  if (!command.trim()) return "command is required: pass the shell command to run.";
   let workdir: string | undefined;
   const rawWorkdir = args.workdir;
   if (rawWorkdir !== undefined && rawWorkdir !== null && rawWorkdir !== "") {
-    if (typeof rawWorkdir !== "string") return toolError("workdir must be a directory path string.");
+    if (typeof rawWorkdir !== "string") return "workdir must be a directory path string.";
     workdir = ctx.env.resolvePath(rawWorkdir);
     const st = await ctx.env.stat(workdir);
-    if (!st) return toolError(`workdir does not exist: ${workdir}. Create it first or omit workdir.`);
-    if (!st.isDirectory) return toolError(`workdir is not a directory: ${workdir}`);
+    if (!st) return `workdir does not exist: ${workdir}. Create it first or omit workdir.`;
+    if (!st.isDirectory) return `workdir is not a directory: ${workdir}`;
   }
+  const raw = args.watch_patterns;
+  const watchPatterns =
+    typeof raw === "string" && raw !== ""
+      ? [raw]
+      : Array.isArray(raw)
+        ? raw.filter((p): p is string => typeof p === "string" && p !== "")
+        : [];
+  return {
+    command,
+    background: argBool(args, "background"),
+    pty: argBool(args, "pty"),
+    timeoutS: argInt(args, "timeout", ctx.config.terminal.timeout, 1, MAX_TIMEOUT_S),
+    workdir,
+    notifyOnComplete: argBool(args, "notify_on_complete"),
+    watchPatterns,
+  };
+}
 
-  const res = await ctx.env.run(command, { timeoutMs: timeoutS * 1000, signal: ctx.signal, workdir });
+export async function handleTerminal(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  let req: TerminalRequest | string;
+  try {
+    req = await parseRequest(args, ctx);
+  } catch (err) {
+    return toolError((err as Error).message);
+  }
+  if (typeof req === "string") return toolError(req);
+  const gate = await checkCommandApproval(req.command, ctx);
+  if (!gate.allowed) return gate.result;
+  try {
+    return gate.annotate(req.background ? await startBackground(req, ctx) : await runForeground(req, ctx));
+  } catch (err) {
+    // Unreachable hosts, a missing PTY module, a container that will not start: all for the model to read.
+    return toolError((err as Error).message);
+  }
+}
+
+async function startBackground(req: TerminalRequest, ctx: ToolContext): Promise<string> {
+  if (!ctx.env.backgroundSpec) {
+    return toolError(
+      `background=true is available on the local backend only; this one is ${ctx.env.backend}. Start ` +
+        "it detached instead: nohup CMD > /tmp/cmd.log 2>&1 & echo $! ... then read the log with read_file.",
+    );
+  }
+  const patterns = compilePatterns(req.watchPatterns);
+  if ("error" in patterns) return toolError(patterns.error);
+  const spec = await ctx.env.backgroundSpec(req.workdir);
+  const view = await getProcessRegistry(ctx.home).start({
+    command: req.command,
+    spec,
+    pty: req.pty,
+    notifyOnComplete: req.notifyOnComplete,
+    watchPatterns: patterns,
+    notices: ctx.notices,
+  });
+  const out: Record<string, unknown> = {
+    session_id: view.id,
+    pid: view.pid,
+    status: view.status,
+    log_path: view.log_path,
+  };
+  if ((req.notifyOnComplete || patterns.length > 0) && !ctx.notices) {
+    out.note = "Notifications are not delivered here; check on it with the process tool.";
+  }
+  return toolResult(out);
+}
+
+async function runForeground(req: TerminalRequest, ctx: ToolContext): Promise<string> {
+  if (req.notifyOnComplete || req.watchPatterns.length > 0) {
+    return toolError("notify_on_complete and watch_patterns need background=true.");
+  }
+  const res = await ctx.env.run(req.command, {
+    timeoutMs: req.timeoutS * 1000,
+    signal: ctx.signal,
+    workdir: req.workdir,
+    pty: req.pty,
+    spillDir: homePaths(ctx.home).toolOutput,
+  });
+  return formatResult(res, req.timeoutS, ctx);
+}
+
+async function formatResult(res: RunResult, timeoutS: number, ctx: ToolContext): Promise<string> {
   const cleaned = cleanTerminalOutput(res.output);
   const limits = ctx.config.tool_output;
   const cut = truncateOutput(cleaned, {
@@ -75,25 +175,46 @@ export async function handleTerminal(args: Record<string, unknown>, ctx: ToolCon
     out.timed_out = true;
     notes.push(
       `Timed out after ${timeoutS}s; the command and its child processes were killed, output is partial. ` +
-        "Use a larger timeout (max 3600) or split the work.",
+        "Use a larger timeout (max 3600), background=true, or split the work.",
     );
   }
   if (res.interrupted) {
     out.interrupted = true;
     notes.push("Interrupted by the user; the command was killed.");
   }
-  if (cut.truncated) {
+  if (cut.truncated || res.fullOutputPath) {
     out.truncated = true;
-    try {
-      const path = await spillToFile(ctx.home, cleaned, "terminal");
+    const path = await saveFullOutput(res, cleaned, ctx);
+    if (path) {
       out.full_output_path = path;
       notes.push(`Output truncated; full output saved to ${path} (use read_file with offset to page).`);
-    } catch {
-      notes.push("Output truncated (the full output could not be saved).");
-    }
+    } else notes.push("Output truncated (the full output could not be saved).");
   }
   if (notes.length > 0) out.note = notes.join(" ");
   return toolResult(out);
+}
+
+/**
+ * Where the whole output can be read with read_file: the file the environment streamed it to, or
+ * the cleaned text written now; copied into the environment on remote backends. Never throws.
+ */
+async function saveFullOutput(
+  res: RunResult,
+  cleaned: string,
+  ctx: ToolContext,
+): Promise<string | undefined> {
+  let local: string;
+  try {
+    local = res.fullOutputPath ?? (await spillToFile(ctx.home, cleaned, "terminal"));
+  } catch {
+    return undefined;
+  }
+  if (!ctx.env.storeOutput) return local;
+  try {
+    return await ctx.env.storeOutput(local);
+  } catch {
+    return undefined;
+  }
 }
 
 export function registerTerminalTools(registry: HermesToolRegistry): void {

@@ -1,12 +1,25 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir, constants as osConstants, release, tmpdir, type, userInfo } from "node:os";
+import { homedir, release, tmpdir, type, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ensureDir } from "../../core/fs.js";
 import { OutputCollector } from "./output-collector.js";
-import { buildBaseEnv, buildWrapperScript, findShell } from "./shell-state.js";
+import { killGroup, terminateGroup, trackGroup, untrackGroup } from "./process-groups.js";
+import { loadPty, PtyUnavailableError } from "./pty.js";
+import { perTaskProvider } from "./shared.js";
+import { buildBaseEnv, buildWrapperScript, findShell, shQuote } from "./shell-state.js";
+import { SpillWriter } from "./spill-writer.js";
+import {
+  fromChildProcess,
+  fromPty,
+  runResult,
+  type Supervised,
+  supervise,
+  supervisedResult,
+} from "./supervise.js";
 import type {
+  BackgroundSpec,
   EnvironmentProbe,
   EnvironmentProvider,
   ExecutionEnvironment,
@@ -31,23 +44,13 @@ export interface LocalEnvironmentOptions {
 }
 
 /** Grace between SIGTERM and SIGKILL of a command's process group. */
-const KILL_GRACE_MS = 2_000;
+export const KILL_GRACE_MS = 2_000;
 /** After the shell exits, how long to wait for pipes held open by background children. */
 const DRAIN_MS = 250;
 /** After a kill, resolve this soon even if the shell has not died yet. */
 const KILL_SETTLE_MS = 800;
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
+/** What programs in a pseudo-terminal are told they talk to. */
+const PTY_ENV = { TERM: "xterm-256color" };
 
 function isDirectory(path: string): boolean {
   try {
@@ -61,11 +64,6 @@ function expandHome(path: string, home: string): string {
   if (path === "~") return home;
   if (path.startsWith("~/")) return join(home, path.slice(2));
   return path;
-}
-
-interface Exec {
-  exitCode: number | null;
-  killedBy: "timeout" | "interrupt" | undefined;
 }
 
 /**
@@ -106,33 +104,18 @@ export class LocalEnvironment implements ExecutionEnvironment {
 
   async run(command: string, options: RunOptions): Promise<RunResult> {
     const started = performance.now();
-    const result = (output: string, exitCode: number | null, extra: Partial<RunResult> = {}): RunResult => ({
-      output,
-      exitCode,
-      timedOut: false,
-      interrupted: false,
-      durationMs: Math.round(performance.now() - started),
-      cwd: this.cwd,
-      ...extra,
-    });
+    const result = (output: string, exitCode: number | null, extra: Partial<RunResult> = {}): RunResult =>
+      runResult(started, this.cwd, output, exitCode, extra);
     if (options.signal?.aborted) return result("", null, { interrupted: true });
+    const pty = options.pty ? await loadPty() : undefined;
+    if (pty instanceof PtyUnavailableError) throw pty;
 
-    let note = "";
-    let runCwd = this.cwd;
-    if (options.workdir !== undefined) {
-      runCwd = this.resolvePath(options.workdir);
-      if (!isDirectory(runCwd)) return result(`workdir does not exist or is not a directory: ${runCwd}\n`, 1);
-    } else if (!isDirectory(runCwd)) {
-      const fallback = isDirectory(this.initialCwd) ? this.initialCwd : this.home;
-      note = `[hermes: working directory ${runCwd} no longer exists; running in ${fallback}]\n`;
-      this.cwd = fallback;
-      runCwd = fallback;
-    }
-
+    const where = this.runDirectory(options.workdir);
+    if ("error" in where) return result(where.error, 1);
     const dir = await this.ensureStateDir();
     const id = ++this.seq;
     const spec = {
-      cwd: runCwd,
+      cwd: where.cwd,
       snapshot: join(dir, "env.sh"),
       command: join(dir, `cmd-${id}.sh`),
       envOut: join(dir, `env-${id}.sh`),
@@ -141,86 +124,87 @@ export class LocalEnvironment implements ExecutionEnvironment {
     await writeFile(spec.command, command.endsWith("\n") ? command : `${command}\n`, { mode: 0o600 });
     // With a snapshot the shell starts empty and the snapshot restores everything, so `unset` persists.
     const env = existsSync(spec.snapshot) ? {} : this.baseEnv;
-    const collector = new OutputCollector(this.captureCap);
-    if (note) collector.push(note);
+    const spill = options.spillDir ? new SpillWriter(options.spillDir, "terminal") : undefined;
+    const collector = new OutputCollector(this.captureCap, spill);
+    if (where.note) collector.push(where.note);
 
-    const child = spawn(this.shell, ["-c", buildWrapperScript(spec, options.env)], {
-      cwd: runCwd,
-      env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+    const extraEnv = pty ? { ...PTY_ENV, ...options.env } : options.env;
+    const script = buildWrapperScript(spec, extraEnv);
+    let proc: Supervised;
+    if (pty) {
+      const term = pty(this.shell, ["-c", script], { cwd: where.cwd, env });
+      // The session leader's exit hangs up the terminal: nothing of the group is left to kill.
+      term.onExit(() => this.forget(term.pid));
+      proc = fromPty(term);
+    } else {
+      const child = spawn(this.shell, ["-c", script], {
+        cwd: where.cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      child.stdout?.once("close", () => this.forget(child.pid));
+      proc = fromChildProcess(child);
+    }
+    const pid = proc.pid;
+    if (pid !== undefined) {
+      this.groups.add(pid);
+      trackGroup(pid);
+    }
+    const exec = await supervise(proc, collector, {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      kill: () => {
+        if (pid !== undefined) terminateGroup(pid, KILL_GRACE_MS);
+      },
+      drainMs: DRAIN_MS,
+      settleMs: KILL_SETTLE_MS,
     });
-    const exec = await this.supervise(child, collector, options);
+    if (exec.spawnError)
+      collector.push(`hermes: failed to start ${this.shell}: ${exec.spawnError.message}\n`);
 
     if (!exec.killedBy) await this.adoptState(spec, options.workdir === undefined);
     await Promise.all(
       [spec.command, spec.envOut, spec.cwdOut].map((f) => rm(f, { force: true }).catch(() => undefined)),
     );
-    return result(collector.text(), exec.killedBy ? null : exec.exitCode, {
-      timedOut: exec.killedBy === "timeout",
-      interrupted: exec.killedBy === "interrupt",
-    });
+    return supervisedResult(started, this.cwd, collector, exec);
   }
 
-  /** Waits for the command, enforcing the timeout and the abort signal by killing its process group. */
-  private supervise(child: ChildProcess, collector: OutputCollector, options: RunOptions): Promise<Exec> {
-    const pid = child.pid;
-    if (pid !== undefined) this.groups.add(pid);
-    const onData = (chunk: Buffer): void => collector.push(chunk);
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.stdout?.once("close", () => {
-      if (pid !== undefined) this.groups.delete(pid);
-    });
+  /** The directory a command runs in: `workdir`, else the task's cwd (or a fallback if it vanished). */
+  private runDirectory(workdir: string | undefined): { cwd: string; note: string } | { error: string } {
+    if (workdir !== undefined) {
+      const cwd = this.resolvePath(workdir);
+      if (!isDirectory(cwd)) return { error: `workdir does not exist or is not a directory: ${cwd}\n` };
+      return { cwd, note: "" };
+    }
+    if (isDirectory(this.cwd)) return { cwd: this.cwd, note: "" };
+    const fallback = isDirectory(this.initialCwd) ? this.initialCwd : this.home;
+    const note = `[hermes: working directory ${this.cwd} no longer exists; running in ${fallback}]\n`;
+    this.cwd = fallback;
+    return { cwd: fallback, note };
+  }
 
-    return new Promise<Exec>((resolveExec) => {
-      let killedBy: Exec["killedBy"];
-      let exitCode: number | null = null;
-      let exited = false;
-      let done = false;
-      const timers: NodeJS.Timeout[] = [];
+  /** A group whose leader is gone and whose pipes closed has nothing left worth killing at dispose. */
+  private forget(pid: number | undefined): void {
+    if (pid === undefined) return;
+    this.groups.delete(pid);
+    untrackGroup(pid);
+  }
 
-      const finish = (): void => {
-        if (done) return;
-        done = true;
-        for (const t of timers) clearTimeout(t);
-        options.signal?.removeEventListener("abort", onAbort);
-        // Background children may still hold the pipes: stop collecting without closing them
-        // (closing would SIGPIPE a server the model started with `&`).
-        for (const stream of [child.stdout, child.stderr]) {
-          if (!stream || stream.destroyed) continue;
-          stream.off("data", onData);
-          stream.resume();
-          const unref = (stream as { unref?: () => void }).unref;
-          if (typeof unref === "function") unref.call(stream);
-        }
-        resolveExec({ exitCode, killedBy });
-      };
-
-      const kill = (why: "timeout" | "interrupt"): void => {
-        if (exited || killedBy || pid === undefined) return;
-        killedBy = why;
-        killGroup(pid, "SIGTERM");
-        setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS);
-        timers.push(setTimeout(finish, KILL_SETTLE_MS));
-      };
-      const onAbort = (): void => kill("interrupt");
-
-      child.once("error", (err) => {
-        collector.push(`hermes: failed to start ${this.shell}: ${err.message}\n`);
-        exitCode = 127;
-        finish();
-      });
-      child.once("exit", (code, signal) => {
-        exited = true;
-        exitCode = code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : null);
-        timers.push(setTimeout(finish, killedBy ? 50 : DRAIN_MS));
-      });
-      child.once("close", finish);
-      timers.push(setTimeout(() => kill("timeout"), Math.max(1, options.timeoutMs)));
-      options.signal?.addEventListener("abort", onAbort, { once: true });
-      if (options.signal?.aborted) onAbort();
-    });
+  async backgroundSpec(workdir?: string): Promise<BackgroundSpec> {
+    const where = this.runDirectory(workdir);
+    if ("error" in where) throw new Error(where.error.trim());
+    const snapshot = join(await this.ensureStateDir(), "env.sh");
+    const hasSnapshot = existsSync(snapshot);
+    // The snapshot is read at once, so the task's state dir may go away while the process runs.
+    const prelude = hasSnapshot ? `. ${shQuote(snapshot)} >/dev/null 2>&1\n` : "";
+    return {
+      shell: this.shell,
+      prelude: `${prelude}cd ${shQuote(where.cwd)} 2>/dev/null\n`,
+      cwd: where.cwd,
+      // SHLVL >= 1 stops bash from sourcing ~/.bashrc because its stdin is a socket (rshd heuristic).
+      env: { SHLVL: "1", ...(hasSnapshot ? { PATH: this.baseEnv.PATH ?? "/usr/bin:/bin" } : this.baseEnv) },
+    };
   }
 
   /** Takes over the cwd and env the command saved; a command that exited early saved nothing. */
@@ -290,7 +274,10 @@ export class LocalEnvironment implements ExecutionEnvironment {
   }
 
   async dispose(): Promise<void> {
-    for (const pid of this.groups) killGroup(pid, "SIGKILL");
+    for (const pid of this.groups) {
+      killGroup(pid, "SIGKILL");
+      untrackGroup(pid);
+    }
     this.groups.clear();
     const dir = await this.stateDir?.catch(() => undefined);
     this.stateDir = undefined;
@@ -300,20 +287,5 @@ export class LocalEnvironment implements ExecutionEnvironment {
 
 /** One LocalEnvironment per task id, created on first use. */
 export function createLocalEnvironmentProvider(options: LocalEnvironmentOptions): EnvironmentProvider {
-  const envs = new Map<string, LocalEnvironment>();
-  return {
-    get(taskId: string): ExecutionEnvironment {
-      let env = envs.get(taskId);
-      if (!env) {
-        env = new LocalEnvironment(options);
-        envs.set(taskId, env);
-      }
-      return env;
-    },
-    async disposeAll(): Promise<void> {
-      const all = [...envs.values()];
-      envs.clear();
-      await Promise.all(all.map((e) => e.dispose()));
-    },
-  };
+  return perTaskProvider(() => new LocalEnvironment(options));
 }

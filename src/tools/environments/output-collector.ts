@@ -1,6 +1,10 @@
+import type { SpillWriter } from "./spill-writer.js";
+
 /**
  * Bounded capture of a process's output: the first `cap` bytes and a rolling last `cap` bytes are
- * kept; anything between is counted and dropped, so a runaway command cannot exhaust memory.
+ * kept; anything between is counted and dropped, so a runaway command cannot exhaust memory. With a
+ * spill writer, the moment anything would be dropped everything so far is written to it, and every
+ * later chunk too: the file ends up with the complete output.
  */
 export class OutputCollector {
   private readonly head: Buffer[] = [];
@@ -9,14 +13,31 @@ export class OutputCollector {
   private tailLen = 0;
   private droppedBytes = 0;
 
-  constructor(private readonly cap: number) {}
+  private spilling = false;
+
+  constructor(
+    private readonly cap: number,
+    private readonly spill?: SpillWriter,
+  ) {}
 
   get dropped(): number {
     return this.droppedBytes;
   }
 
+  /** The spill file, when the output outgrew the capture and the file was written without error. */
+  finish(): string | undefined {
+    return this.spilling ? this.spill?.finish() : undefined;
+  }
+
   push(data: Buffer | string): void {
     let chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    if (this.spill) {
+      if (!this.spilling && this.headLen + this.tailLen + chunk.length > 2 * this.cap) {
+        this.spilling = true;
+        for (const kept of [...this.head, ...this.tail]) this.spill.write(kept);
+      }
+      if (this.spilling) this.spill.write(chunk);
+    }
     if (this.headLen < this.cap) {
       const room = this.cap - this.headLen;
       if (chunk.length <= room) {

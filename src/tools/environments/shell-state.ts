@@ -7,13 +7,22 @@ import { delimiter, join } from "node:path";
  * around each command.
  */
 
-const SECRET_SUFFIX =
-  /(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_SECRET_KEY|_ACCESS_KEY|_PRIVATE_KEY|_PASSWORD|_PASSWD)$/i;
+/** A name part that names a credential: *KEY(S), *TOKEN(S), *SECRET(S), *PASSWORD, *PASSWD, *AUTH, ... */
+const SECRET_PART =
+  /^(?:[A-Z0-9]*(?:KEYS?|TOKENS?|SECRETS?|PASSWORDS?|PASSWD|PASSPHRASE|CREDENTIALS?|CREDS|AUTH)|PASS|AUTHORIZATION)$/i;
 const SECRET_PREFIX = /^(?:ANTHROPIC|OPENAI|OPENROUTER)_/i;
+/** Credential-looking names that hold no secret and that tools need (ssh-agent's socket path). */
+const NOT_SECRET: ReadonlySet<string> = new Set(["SSH_AUTH_SOCK"]);
 
-/** True for variable names that look like credentials (so the model cannot `echo $OPENAI_API_KEY`). */
+/**
+ * True for variable names that look like credentials (so the model cannot `echo $OPENAI_API_KEY`):
+ * a `_`-separated part ending in KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASSPHRASE, CREDENTIAL(S),
+ * CREDS or AUTH (case-insensitive), or a provider prefix. Parts, not substrings, so GIT_AUTHOR_NAME,
+ * TOKENIZERS_PARALLELISM and KEYTIMEOUT stay visible; SSH_AUTH_SOCK is a socket path and stays too.
+ */
 export function isCredentialName(name: string): boolean {
-  return SECRET_SUFFIX.test(name) || SECRET_PREFIX.test(name);
+  if (NOT_SECRET.has(name.toUpperCase())) return false;
+  return SECRET_PREFIX.test(name) || name.split("_").some((part) => SECRET_PART.test(part));
 }
 
 /** Non-interactive defaults: no pagers, no colours, no prompts that would wait on a closed stdin. */
@@ -101,29 +110,38 @@ export interface WrapperSpec {
  * leaves the task's state as it was. Per-command env is put back afterwards so it does not persist.
  */
 export function buildWrapperScript(spec: WrapperSpec, extraEnv: Record<string, string> = {}): string {
+  const overrides = envOverrides(extraEnv);
   const lines = [
     "exec 2>&1",
     `if [ -f ${shQuote(spec.snapshot)} ]; then . ${shQuote(spec.snapshot)} >/dev/null 2>&1; fi`,
     `cd ${shQuote(spec.cwd)} 2>/dev/null`,
+    ...overrides.set,
+    `. ${shQuote(spec.command)}`,
+    "__hermes_status=$?",
+    ...overrides.restore,
+    `export -p > ${shQuote(spec.envOut)} 2>/dev/null`,
+    `pwd > ${shQuote(spec.cwdOut)} 2>/dev/null`,
+    'exit "$__hermes_status"',
   ];
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Shell lines that export per-command variables (`set`) and put the previous values back
+ * afterwards (`restore`), so they do not persist in the task's saved state. Invalid names are skipped.
+ */
+export function envOverrides(extraEnv: Record<string, string>): { set: string[]; restore: string[] } {
+  const set: string[] = [];
   const restore: string[] = [];
   let i = 0;
   for (const [name, value] of Object.entries(extraEnv)) {
     if (!ENV_NAME.test(name)) continue;
-    lines.push(`__hermes_set${i}=\${${name}+x}; __hermes_val${i}=\${${name}-}`);
-    lines.push(`export ${name}=${shQuote(value)}`);
+    set.push(`__hermes_set${i}=\${${name}+x}; __hermes_val${i}=\${${name}-}`);
+    set.push(`export ${name}=${shQuote(value)}`);
     restore.push(
       `if [ -n "$__hermes_set${i}" ]; then export ${name}="$__hermes_val${i}"; else unset ${name}; fi`,
     );
     i += 1;
   }
-  lines.push(
-    `. ${shQuote(spec.command)}`,
-    "__hermes_status=$?",
-    ...restore,
-    `export -p > ${shQuote(spec.envOut)} 2>/dev/null`,
-    `pwd > ${shQuote(spec.cwdOut)} 2>/dev/null`,
-    'exit "$__hermes_status"',
-  );
-  return `${lines.join("\n")}\n`;
+  return { set, restore };
 }

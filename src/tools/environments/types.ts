@@ -12,6 +12,13 @@ export interface RunOptions {
   workdir?: string;
   /** Extra environment for this command only. */
   env?: Record<string, string>;
+  /**
+   * Folder on the Hermes host where the complete output is streamed once it outgrows the in-memory
+   * capture (see `RunResult.fullOutputPath`). Without it, only the capture's head and tail survive.
+   */
+  spillDir?: string;
+  /** Run in a pseudo-terminal (120x40) instead of pipes. Throws `PtyUnavailableError` when impossible. */
+  pty?: boolean;
 }
 
 export interface RunResult {
@@ -24,6 +31,21 @@ export interface RunResult {
   durationMs: number;
   /** The task's cwd after the command (a `cd` persists). */
   cwd: string;
+  /**
+   * Set when the output outgrew the capture and `spillDir` was given: a file on the Hermes host
+   * holding all of it, cleaned of ANSI escapes like the captured text.
+   */
+  fullOutputPath?: string;
+}
+
+/** How to start a background process with a task's shell state (see `ExecutionEnvironment.backgroundSpec`). */
+export interface BackgroundSpec {
+  /** Shell binary that runs the script. */
+  shell: string;
+  /** Sourced before the command: restores the task's exported variables and cwd. */
+  prelude: string;
+  cwd: string;
+  env: Record<string, string>;
 }
 
 export interface FileStat {
@@ -54,6 +76,16 @@ export interface ExecutionEnvironment {
   stat(path: string): Promise<FileStat | undefined>;
   listDir(path: string): Promise<string[]>;
   probe(): Promise<EnvironmentProbe>;
+  /**
+   * Present on backends that can start background processes on the Hermes host (local): what a
+   * process needs to start with this task's cwd and variables. Resolves `workdir` like `run`.
+   */
+  backgroundSpec?(workdir?: string): Promise<BackgroundSpec>;
+  /**
+   * Present on remote backends: copies a file saved on the Hermes host (a spilled tool output) into
+   * the environment, where the file tools can read it, and returns its path there.
+   */
+  storeOutput?(localPath: string): Promise<string>;
   /** Kills anything still running and removes temporary state. */
   dispose(): Promise<void>;
 }

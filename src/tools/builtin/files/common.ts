@@ -190,3 +190,22 @@ async function realpathOfNearest(path: string): Promise<string> {
     }
   }
 }
+
+/** `raw` is the text without a BOM; `bom` is put back on write. */
+export type Loaded = { ok: true; full: string; raw: string; bom: string } | { ok: false; error: string };
+
+/** Reads an existing text file for editing, or says why it cannot be edited. */
+export async function loadForEdit(ctx: ToolContext, rawPath: string): Promise<Loaded> {
+  const full = ctx.env.resolvePath(rawPath);
+  const refused = await checkWritable(ctx, full);
+  if (refused) return { ok: false, error: refused };
+  const st = await ctx.env.stat(full);
+  if (!st) return { ok: false, error: await notFoundError(ctx.env, rawPath, full) };
+  if (st.isDirectory) return { ok: false, error: `${full} is a directory, not a file.` };
+  const buf = await ctx.env.readFile(full);
+  if (looksBinary(buf)) return { ok: false, error: `${full} is a binary file; patch edits text files only.` };
+  const raw = decodeText(buf);
+  return { ok: true, full, raw, bom: buf.toString("utf8", 0, 3) === "\uFEFF" ? "\uFEFF" : "" };
+}
+
+export const toLf = (s: string): string => s.replace(/\r\n/g, "\n");

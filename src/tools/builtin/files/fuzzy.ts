@@ -3,17 +3,6 @@
  * Lines here are LF-split without terminators.
  */
 
-export interface Tolerance {
-  name: string;
-  norm: (line: string) => string;
-}
-
-/** Tried in order after an exact match fails; the first level with any match wins. */
-export const TOLERANCES: readonly Tolerance[] = [
-  { name: "trailing whitespace", norm: (l) => l.trimEnd() },
-  { name: "indentation", norm: (l) => l.trim() },
-];
-
 /** Start indices of non-overlapping windows of `lines` equal to `needle` under `norm`. */
 export function findLineMatches(
   lines: readonly string[],

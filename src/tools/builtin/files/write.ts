@@ -1,6 +1,7 @@
 import type { ToolContext } from "../../context.js";
 import { argString, toolError, toolResult } from "../util.js";
-import { checkWritable } from "./common.js";
+import { checkWritable, decodeText } from "./common.js";
+import { languageOf, MAX_CHECK_BYTES, newSyntaxWarnings } from "./syntax-check.js";
 
 export const WRITE_FILE_SCHEMA = {
   description:
@@ -30,11 +31,18 @@ export async function handleWriteFile(args: Record<string, unknown>, ctx: ToolCo
   if (refused) return toolError(refused);
   const st = await ctx.env.stat(full);
   if (st?.isDirectory) return toolError(`${full} is a directory; give a file path.`);
+  // The old text, to tell errors this write introduces from ones the file already had.
+  const checked = languageOf(full) !== undefined;
+  const before =
+    checked && st && st.size <= MAX_CHECK_BYTES ? decodeText(await ctx.env.readFile(full)) : undefined;
   await ctx.env.writeFile(full, content);
-  return toolResult({
+  const result: Record<string, unknown> = {
     success: true,
     path: full,
     bytes_written: Buffer.byteLength(content, "utf8"),
     lines: countLines(content),
-  });
+  };
+  const warnings = checked ? await newSyntaxWarnings(full, before, content) : [];
+  if (warnings.length > 0) result.syntax_warnings = warnings;
+  return toolResult(result);
 }
