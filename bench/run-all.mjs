@@ -8,6 +8,7 @@ for (const script of [
   "turn-overhead.mjs",
   "approval-corpus.mjs",
   "terminal.mjs",
+  "classify-and-retry.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

@@ -100,11 +100,9 @@ describe("docker backend (stand-in docker CLI)", () => {
     const a = provider.get("task-a");
     const b = provider.get("task-b");
     const probe = await a.probe();
-    expect(probe).toMatchObject({
-      user: userInfo().username,
-      home: userInfo().homedir,
-      cwd: userInfo().homedir,
-    });
+    // The stand-in runs commands on this machine, so the "container" home is this process's $HOME.
+    const home = process.env.HOME ?? userInfo().homedir;
+    expect(probe).toMatchObject({ user: userInfo().username, home, cwd: home });
     expect(a.backend).toBe("docker");
     const scratch = join(state, "scratch");
     await a.run(`mkdir -p ${scratch} && cd ${scratch} && export ONLY_A=1`, { timeoutMs: 10_000 });
