@@ -292,12 +292,29 @@ export async function checkSyntax(path: string, text: string): Promise<SyntaxIss
     case "ts":
       return jsonIssues(await runChecker(process.execPath, ["--no-warnings", "-e", TS_CHECKER], text));
     case "python": {
-      const python = findExecutable("python3");
+      const python = await pythonInterpreter();
       return python
-        ? jsonIssues(await runChecker(python, ["-c", PYTHON_CHECKER, basename(path)], text))
+        ? jsonIssues(await runChecker(python, ["-I", "-S", "-c", PYTHON_CHECKER, basename(path)], text))
         : undefined;
     }
   }
+}
+
+let python: Promise<string | undefined> | undefined;
+
+/**
+ * The real python3 binary, resolved once per process: version-manager shims (pyenv, asdf) are
+ * shell scripts that cost ~80 ms per start, which would otherwise be paid on every .py write.
+ */
+function pythonInterpreter(): Promise<string | undefined> {
+  python ??= (async () => {
+    const shim = findExecutable("python3");
+    if (!shim) return undefined;
+    const out = await runChecker(shim, ["-I", "-S", "-c", "import sys; print(sys.executable)"], "");
+    const real = out?.code === 0 ? out.stdout.trim() : "";
+    return real || shim;
+  })();
+  return python;
 }
 
 const describe = (i: SyntaxIssue): string =>
