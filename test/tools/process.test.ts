@@ -104,6 +104,16 @@ describe("background processes", () => {
     );
   });
 
+  it("screens text sent to a background shell with the same approval gate as terminal", async () => {
+    const id = await start("bash -s");
+    const denied = await proc({ action: "submit", session_id: id, data: "rm -rf ~" });
+    expect(String(denied.error)).toMatch(/approval/i);
+    expect(await proc({ action: "submit", session_id: id, data: "echo still-here" })).toMatchObject({
+      session_id: id,
+    });
+    await proc({ action: "kill", session_id: id });
+  });
+
   it("tells the agent when a process completes, unless it was waiting for it", async () => {
     const id = await start("sleep 0.2; echo built; exit 2", { notify_on_complete: true });
     await vi.waitFor(() => expect(h.notices).toHaveLength(1), { timeout: 10_000, interval: 50 });

@@ -1,3 +1,4 @@
+import { checkCommandApproval } from "../approval/gate.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import { truncateOutput } from "../output.js";
 import { readLogPage } from "../process/log.js";
@@ -133,6 +134,9 @@ export async function handleProcess(args: Record<string, unknown>, ctx: ToolCont
       case "submit": {
         const data = typeof args.data === "string" ? args.data : "";
         if (action === "write" && data === "") return toolError("data is required for write.");
+        // Text typed into a background shell is a command like any other: same approval gate.
+        const gate = await checkCommandApproval(data, ctx);
+        if (!gate.allowed) return gate.result;
         const text = action === "submit" ? `${data}${registry.isPty(id) ? "\r" : "\n"}` : data;
         registry.write(id, text);
         return toolResult({ session_id: id, status: view.status, bytes_written: Buffer.byteLength(text) });
