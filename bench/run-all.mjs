@@ -9,6 +9,7 @@ for (const script of [
   "approval-corpus.mjs",
   "terminal.mjs",
   "classify-and-retry.mjs",
+  "state.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

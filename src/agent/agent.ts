@@ -16,15 +16,17 @@ import {
 } from "../llm/types.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
-import type { ToolContext, ToolNotices } from "../tools/context.js";
+import type { ClarifyFn, SessionSearchService, ToolContext, ToolNotices } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { IterationBudget } from "./budget.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
+import { createMemoryStore, type MemoryProvider, type MemoryStore } from "./memory/index.js";
 import { callModel } from "./model-call.js";
-import { buildSystemPrompt } from "./prompt/build.js";
+import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
+import { TODO_ERROR_HINT, TODO_NUDGE_NOTE, TodoList } from "./todo.js";
 import { prepareToolCalls } from "./tool-calls.js";
 import { runToolBatch } from "./tool-runner.js";
 import { saveTrajectory } from "./trajectory.js";
@@ -61,6 +63,12 @@ export interface AgentOptions {
   approvals?: ApprovalSession;
   /** Asks the user about a flagged command. Leave unset for subagents and non-interactive runs: they auto-deny. */
   approve?: ApproveFn;
+  /** One external memory provider whose block joins the memory layer (the built-in store is always on). */
+  memoryProvider?: MemoryProvider;
+  /** Asks the user a question (clarify tool). Without it the clarify tool is hidden. */
+  clarify?: ClarifyFn;
+  /** The session store, read-only, for session_search. */
+  sessions?: SessionSearchService;
 }
 
 export interface RunResult {
@@ -98,6 +106,12 @@ export class Agent {
   private readonly history: ChatMessage[];
   private systemPrompt: string | undefined;
   private tools: ToolDefinition[] | undefined;
+  /** The prompt's layers when built this session (unset for a resumed, stored prompt). */
+  private promptLayers: PromptLayer[] | undefined;
+  /** Built-in MEMORY.md / USER.md store; undefined when both stores are disabled. */
+  readonly memory: MemoryStore | undefined;
+  /** This session's task list (todo tool); never part of the system prompt. */
+  readonly todos = new TodoList();
   private abort: AbortController | undefined;
   private steerQueue: string[] = [];
   /** Tool notices (background process finished, watched output) waiting for the next delivery. */
@@ -125,6 +139,11 @@ export class Agent {
     this.router = opts.router ?? new ProviderRouter({ target: opts.target });
     this.systemPrompt = opts.systemPrompt;
     this.history = [...(opts.history ?? [])];
+    const m = opts.config.memory;
+    this.memory =
+      m && (m.memory_enabled || m.user_profile_enabled)
+        ? createMemoryStore(opts.home, opts.config)
+        : undefined;
   }
 
   /** The conversation as sent to the model (system prompt first once built). */
@@ -165,23 +184,40 @@ export class Agent {
     if (t) this.steerQueue.push(t);
   }
 
+  /** The selected tools minus those that need a surface this session lacks (clarify without a person). */
+  private exposedToolNames(): ReadonlySet<string> {
+    const hidden = new Set<string>();
+    if (!this.opts.clarify) hidden.add("clarify");
+    if (!this.memory) hidden.add("memory");
+    if (![...hidden].some((n) => this.opts.toolNames.has(n))) return this.opts.toolNames;
+    return new Set([...this.opts.toolNames].filter((n) => !hidden.has(n)));
+  }
+
   /** Builds the system prompt and tool list once per session. */
-  async prepareSession(): Promise<{ systemPrompt: string; tools: ToolDefinition[] }> {
+  async prepareSession(): Promise<{ systemPrompt: string; tools: ToolDefinition[]; layers?: PromptLayer[] }> {
     const env = this.opts.environments.get(this.taskId);
     if (this.tools === undefined)
-      this.tools = (await this.opts.registry.getDefinitions(this.opts.toolNames)) as ToolDefinition[];
+      this.tools = (await this.opts.registry.getDefinitions(this.exposedToolNames())) as ToolDefinition[];
     if (this.systemPrompt === undefined) {
-      this.systemPrompt = buildSystemPrompt({
+      const environment = await env.probe();
+      // Memory is snapshotted here, once: writes during the session show up from the next one.
+      const memoryBlock = [this.memory?.systemPromptBlock(), this.opts.memoryProvider?.systemPromptBlock()]
+        .filter((b) => b?.trim())
+        .join("\n\n");
+      this.promptLayers = buildPromptLayers({
         home: this.opts.home,
         platform: this.platform,
         model: this.opts.target.model,
-        environment: await env.probe(),
+        environment,
         backend: env.backend,
         toolUseEnforcement: this.opts.config.agent.tool_use_enforcement,
         toolNames: this.tools.map((t) => t.function.name),
+        contextCwd: env.backend === "local" ? environment.cwd : process.cwd(),
+        memoryBlock,
       });
+      this.systemPrompt = joinLayers(this.promptLayers);
     }
-    return { systemPrompt: this.systemPrompt, tools: this.tools };
+    return { systemPrompt: this.systemPrompt, tools: this.tools, layers: this.promptLayers };
   }
 
   /** Runs one user request to completion. Never throws; failures come back in the result. */
@@ -307,6 +343,14 @@ export class Agent {
         },
       });
       const notes: string[] = [];
+      if (this.tools?.some((t) => t.function.name === "todo")) {
+        let nudge = false;
+        for (const r of results) if (r.name !== "todo" && this.todos.countToolCall()) nudge = true;
+        if (nudge) notes.push(TODO_NUDGE_NOTE);
+        else if (results.some((r) => r.isError && r.name !== "todo") && this.todos.hasOpenItems()) {
+          notes.push(TODO_ERROR_HINT);
+        }
+      }
       const notices = this.takeNotices();
       if (notices) notes.push(notices);
       const steer = this.takeSteer();
@@ -360,6 +404,10 @@ export class Agent {
       approvals: this.opts.approvals,
       approve: this.opts.approve,
       interactive: this.opts.approve !== undefined,
+      memory: this.memory,
+      todos: this.todos,
+      ...(this.opts.clarify ? { clarify: this.opts.clarify } : {}),
+      ...(this.opts.sessions ? { sessions: this.opts.sessions } : {}),
     };
   }
 

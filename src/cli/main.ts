@@ -34,7 +34,9 @@ const addRunOptions = (cmd: Command): Command =>
       "-t, --toolsets <list>",
       "comma-separated toolsets to enable (default: config 'toolsets', i.e. hermes-cli)",
     )
-    .option("--yolo", "skip dangerous-command approval prompts for this run");
+    .option("--yolo", "skip dangerous-command approval prompts for this run")
+    .option("-c, --continue", "continue the most recent session of this profile")
+    .option("-r, --resume <id|title>", "resume a stored session by id, id prefix or title");
 
 /** Finds `-p NAME` / `--profile NAME` before anything reads HERMES_HOME. */
 function preApplyProfile(argv: readonly string[]): void {
@@ -149,8 +151,53 @@ function buildProgram(setExit: (code: number) => void): Command {
     .command("check")
     .description("validate config.yaml and report problems")
     .action(async () => setExit(await (await import("./commands/config.js")).configCheck()));
+  addSessionCommands(program, setExit);
   addProviderCommands(program, setExit);
   return program;
+}
+
+function addSessionCommands(program: Command, setExit: (code: number) => void): void {
+  const load = () => import("./commands/sessions.js");
+  const sessions = program
+    .command("sessions")
+    .description("stored conversations (list | export | rename | delete | prune | stats)");
+  sessions
+    .command("list")
+    .description("list sessions, newest first: full ids, start time, source, message count, title")
+    .option("-n, --limit <n>", "how many (default 50)")
+    .option("--source <name>", "only sessions from this source (cli, telegram, cron, ...)")
+    .option("--json", "print JSON")
+    .action(async (opts) => setExit((await load()).sessionsList(opts)));
+  sessions
+    .command("export")
+    .description("export one session as JSONL (default) or Markdown")
+    .argument("<id|title>", "session id, id prefix or title")
+    .option("-f, --format <format>", "jsonl or md", "jsonl")
+    .option("-o, --output <file>", "write to a file instead of stdout")
+    .option("--system-prompt", "include the stored system prompt (JSONL)")
+    .action(async (id: string, opts) => setExit((await load()).sessionsExport(id, opts)));
+  sessions
+    .command("rename")
+    .description("set a session's title (usable with 'hermes -r TITLE')")
+    .argument("<id|title>", "session id, id prefix or title")
+    .argument("<title>", "the new title")
+    .action(async (id: string, title: string) => setExit((await load()).sessionsRename(id, title)));
+  sessions
+    .command("delete")
+    .description("delete one session and its messages")
+    .argument("<id|title>", "session id, id prefix or title")
+    .action(async (id: string) => setExit((await load()).sessionsDelete(id)));
+  sessions
+    .command("prune")
+    .description("delete sessions started more than N days ago")
+    .option("--older-than <days>", "age in days (default 90)")
+    .option("--source <name>", "only sessions from this source")
+    .action(async (opts) => setExit((await load()).sessionsPrune(opts)));
+  sessions
+    .command("stats")
+    .description("database size, session and message counts")
+    .option("--json", "print JSON")
+    .action(async (opts) => setExit((await load()).sessionsStats(opts)));
 }
 
 /** Runs the CLI; resolves to the process exit code. Never throws. */

@@ -8,11 +8,14 @@ import { mark } from "../core/timing.js";
 import type { ProviderProblem } from "../llm/detect.js";
 import { refreshModelInfoInBackground } from "../llm/models/index.js";
 import { buildProviderRouter, ProviderRouter, type RouterSettings } from "../llm/provider-router.js";
-import type { ModelTarget, ReasoningEffort } from "../llm/types.js";
+import type { ChatMessage, ModelTarget, ReasoningEffort } from "../llm/types.js";
+import { openStateStore } from "../state/open.js";
+import { repairHistory, SessionRecorder } from "../state/recorder.js";
+import type { SessionRecord, SessionStore } from "../state/store.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
-import type { HermesToolRegistry } from "../tools/context.js";
+import type { ClarifyFn, HermesToolRegistry } from "../tools/context.js";
 import { createEnvironmentProvider } from "../tools/environments/factory.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -27,6 +30,10 @@ export interface RunFlags {
   provider?: string;
   toolsets?: string;
   yolo?: boolean;
+  /** -c: continue the latest session of this profile. */
+  continue?: boolean;
+  /** -r ID|TITLE: resume that stored session. */
+  resume?: string;
 }
 
 export interface Runtime {
@@ -41,8 +48,20 @@ export interface Runtime {
   logger: Logger;
   /** Dangerous-command approval state of this run (yolo lives here; /yolo toggles it). */
   approvals: ApprovalSession;
-  /** A new session. `approve` asks the user about flagged commands; without it they are denied. */
-  newAgent(onEvent: AgentEventListener, options?: { approve?: ApproveFn }): Agent;
+  /** state.db (sessions, history, search); undefined when it could not be opened (see storeProblem). */
+  sessions: SessionStore | undefined;
+  /** Why state.db is unavailable: the run goes on without persistence. */
+  storeProblem: string | undefined;
+  /** Titles a session of this run (/title); returns an error message when it cannot. */
+  setSessionTitle(sessionId: string, title: string): string | undefined;
+  /**
+   * A new session. `approve` asks the user about flagged commands; without it they are denied.
+   * `resume` continues a stored session (its system prompt and history).
+   */
+  newAgent(
+    onEvent: AgentEventListener,
+    options?: { approve?: ApproveFn; clarify?: ClarifyFn; resume?: SessionRecord; source?: string },
+  ): Agent;
   dispose(): Promise<void>;
 }
 
@@ -115,9 +134,27 @@ export function createRuntime(flags: RunFlags): Runtime {
     yolo: flags.yolo === true || yoloFromEnv(),
     logger,
   });
+  const opened = openStateStore(paths.stateDb);
+  const sessions = "store" in opened ? opened.store : undefined;
+  const storeProblem = "error" in opened ? opened.error.message : undefined;
+  if (storeProblem) logger.warn("state.db unavailable", { message: storeProblem });
+  mark("state opened");
+  const recorders = new Map<string, SessionRecorder>();
   return {
     paths,
     config,
+    sessions,
+    storeProblem,
+    setSessionTitle: (sessionId, title) => {
+      const recorder = recorders.get(sessionId);
+      if (!recorder) return storeProblem ?? "this session is not being saved";
+      try {
+        recorder.setTitle(title);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
     configWarnings: warnings,
     target,
     registry,
@@ -128,7 +165,24 @@ export function createRuntime(flags: RunFlags): Runtime {
     approvals,
     newAgent: (onEvent, options) => {
       let sessionId = "";
+      let recorder: SessionRecorder | undefined;
+      const resume = options?.resume;
+      const history: ChatMessage[] | undefined =
+        resume && sessions
+          ? repairHistory(sessions.loadMessages(resume.id).map((m) => m.message))
+          : undefined;
       const agent = new Agent({
+        ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
+        ...(resume?.systemPrompt ? { systemPrompt: resume.systemPrompt } : {}),
+        ...(sessions
+          ? {
+              sessions: {
+                search: (o) => sessions.search(o),
+                around: (id, messageId, window) => sessions.messagesAround(id, messageId, window),
+                getSession: (id) => sessions.getSession(id),
+              },
+            }
+          : {}),
         target,
         router: newRouter(),
         registry,
@@ -139,12 +193,31 @@ export function createRuntime(flags: RunFlags): Runtime {
         platform: "cli",
         approvals,
         ...(options?.approve ? { approve: options.approve } : {}),
+        ...(options?.clarify ? { clarify: options.clarify } : {}),
         onEvent: (e) => {
           logAgentEvent(logger, sessionId, e);
+          // Persist before the front end shows it: a kill after this point loses nothing shown.
+          recorder?.handle(e);
           onEvent(e);
         },
       });
       sessionId = agent.sessionId;
+      if (sessions) {
+        recorder = new SessionRecorder(sessions, {
+          sessionId,
+          source: options?.source ?? "cli",
+          model: target.model,
+          provider: target.provider,
+          cwd: process.cwd(),
+          resumed: resume !== undefined,
+          messages: () => agent.messages,
+          onFailure: (message) => {
+            logger.warn("state.db write failed", { message });
+            onEvent({ type: "status", kind: "warning", message });
+          },
+        });
+        recorders.set(sessionId, recorder);
+      }
       // Context sizes and prices of custom servers and OpenRouter, for later lookups; once per
       // process per endpoint, in the background (seed 004 §20).
       void refreshModelInfoInBackground(target, { home: paths.home });
@@ -157,6 +230,8 @@ export function createRuntime(flags: RunFlags): Runtime {
       return agent;
     },
     dispose: async () => {
+      for (const r of recorders.values()) r.end("exit");
+      sessions?.close();
       await environments.disposeAll();
       await logger.flush();
     },

@@ -46,6 +46,17 @@ export interface HermesConfig {
     save_trajectories: boolean;
     /** "" = provider default; low | medium | high for reasoning models. */
     reasoning_effort: string;
+    /** Seconds the clarify tool waits for the user's answer. */
+    clarify_timeout: number;
+  };
+  /** Persistent memory: MEMORY.md (agent notes) and USER.md (user profile) in HERMES_HOME/memories. */
+  memory: {
+    memory_enabled: boolean;
+    user_profile_enabled: boolean;
+    /** Characters MEMORY.md may hold. */
+    memory_char_limit: number;
+    /** Characters USER.md may hold. */
+    user_char_limit: number;
   };
   terminal: {
     /** local | ssh | docker */
@@ -153,6 +164,13 @@ export const DEFAULT_CONFIG: HermesConfig = {
     retry_base_delay: 5,
     save_trajectories: false,
     reasoning_effort: "",
+    clarify_timeout: 3600,
+  },
+  memory: {
+    memory_enabled: true,
+    user_profile_enabled: true,
+    memory_char_limit: 2200,
+    user_char_limit: 1375,
   },
   terminal: {
     backend: "local",

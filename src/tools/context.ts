@@ -32,6 +32,89 @@ export interface ToolContext {
   readonly approve?: ApproveFn;
   /** A person can answer approval prompts now (false for -z, pipes, cron, subagents). */
   readonly interactive?: boolean;
+  /** Past sessions (state.db) for session_search; absent when there is no store. */
+  readonly sessions?: SessionSearchService;
+  /** The persistent memory store (MEMORY.md / USER.md); absent when memory is off. */
+  readonly memory?: MemoryService;
+  /** This session's task list (the `todo` tool). */
+  readonly todos?: TodoService;
+  /** Asks the user a question (the `clarify` tool); absent where nobody can answer. */
+  readonly clarify?: ClarifyFn;
+}
+
+export interface ClarifyRequest {
+  question: string;
+  /** Up to four suggested answers; the user may always type their own. */
+  choices: string[];
+  /** Aborted on interrupt or when the clarify timeout runs out. */
+  signal: AbortSignal;
+}
+
+/** Resolves with the user's answer, or undefined when no answer came (timeout, interrupt, input closed). */
+export type ClarifyFn = (request: ClarifyRequest) => Promise<string | undefined>;
+
+export type MemoryTarget = "memory" | "user";
+
+export interface MemoryOperation {
+  action: "add" | "replace" | "remove";
+  content?: string;
+  old_text?: string;
+}
+
+export interface MemoryWriteResult {
+  ok: boolean;
+  error?: string;
+  entries?: string[];
+  usage?: { used: number; limit: number };
+}
+
+/** Narrow view of the memory store for the `memory` tool. Writes are durable when this returns. */
+export interface MemoryService {
+  enabled(target: MemoryTarget): boolean;
+  read(target: MemoryTarget): string[];
+  limit(target: MemoryTarget): number;
+  /** All operations or none. */
+  apply(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryWriteResult;
+}
+
+export type TodoStatus = "pending" | "in_progress" | "completed" | "cancelled";
+
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: TodoStatus;
+}
+
+/** A session's task list, kept by the agent (never in the system prompt). */
+export interface TodoService {
+  list(): TodoItem[];
+  /** Replaces the list (merge=false) or updates/appends by id (merge=true). Throws on invalid input. */
+  write(items: readonly Partial<TodoItem>[], merge: boolean): TodoItem[];
+}
+
+/** What session_search may do with the session store: read only. */
+export interface SessionSearchService {
+  search(opts: {
+    query: string;
+    limit?: number;
+    sort?: "relevance" | "recency";
+    role?: string;
+    excludeSessionIds?: string[];
+  }): Array<{
+    messageId: number;
+    sessionId: string;
+    sessionTitle: string | null;
+    role: string;
+    seq: number;
+    createdAt: number;
+    snippet: string;
+  }>;
+  around(
+    sessionId: string,
+    messageId: number,
+    window: number,
+  ): Array<{ id: number; seq: number; createdAt: number; message: { role: string; content: unknown } }>;
+  getSession(id: string): { id: string; title: string | null; startedAt: number } | undefined;
 }
 
 /** Queue of later messages for the model, implemented by the agent. */

@@ -1,10 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { EnvironmentProbe } from "../../tools/environments/types.js";
+import { buildContextFilesLayer } from "./context-files.js";
+import { guardPromptText } from "./injection.js";
 import {
   DEFAULT_IDENTITY,
+  MEMORY_GUIDANCE,
   OPENAI_EXECUTION_GUIDANCE,
   PLATFORM_HINTS,
+  SESSION_SEARCH_GUIDANCE,
   TOOL_USE_ENFORCEMENT,
 } from "./texts.js";
 
@@ -19,7 +23,29 @@ export interface SystemPromptInput {
   toolUseEnforcement: string | boolean;
   /** Tools the model will see; guidance for absent tools is left out. */
   toolNames: readonly string[];
+  /** Directory whose project context files (AGENTS.md, ...) are loaded; none when unset. */
+  contextCwd?: string;
+  /** The memory layer, snapshotted at session start ("" or unset for none). */
+  memoryBlock?: string;
+  /** The skills index layer (hook: no skills yet). */
+  skillsIndex?: string;
   now?: Date;
+}
+
+export type PromptLayerName =
+  | "identity"
+  | "platform"
+  | "environment"
+  | "tool_enforcement"
+  | "model_guidance"
+  | "behaviour"
+  | "skills"
+  | "context_files"
+  | "memory";
+
+export interface PromptLayer {
+  name: PromptLayerName;
+  text: string;
 }
 
 const ENFORCED_FAMILIES = ["gpt", "gemini", "gemma", "grok", "glm", "codex", "o1", "o3", "o4"];
@@ -37,13 +63,19 @@ const isOpenAiFamily = (model: string): boolean => {
   return id.startsWith("gpt") || id.includes("codex") || /^o\d/.test(id);
 };
 
-/** SOUL.md from HERMES_HOME replaces the default identity when present and non-empty. */
+/**
+ * SOUL.md from HERMES_HOME replaces the default identity when present and non-empty. It is scanned
+ * for injection like a context file: a blocked SOUL.md leaves the default identity plus the notice.
+ */
 function identity(home: string): string {
   const soulPath = join(home, "SOUL.md");
   if (existsSync(soulPath)) {
     try {
       const soul = readFileSync(soulPath, "utf8").trim();
-      if (soul) return soul;
+      if (soul) {
+        const guarded = guardPromptText("SOUL.md", soul);
+        return guarded.blocked ? `${DEFAULT_IDENTITY}\n\n${guarded.text}` : soul;
+      }
     } catch {
       // An unreadable SOUL.md falls back to the default identity rather than failing the session.
     }
@@ -69,22 +101,39 @@ export function environmentHint(backend: string, probe: EnvironmentProbe): strin
   ].join("\n");
 }
 
+/** The nine layers of §12.1 in order; empty layers are left out. */
+export function buildPromptLayers(input: SystemPromptInput): PromptLayer[] {
+  const layers: PromptLayer[] = [];
+  const add = (name: PromptLayerName, text: string | undefined): void => {
+    if (text?.trim()) layers.push({ name, text });
+  };
+  add("identity", identity(input.home));
+  add("platform", PLATFORM_HINTS[input.platform]);
+  const now = input.now ?? new Date();
+  add(
+    "environment",
+    `${environmentHint(input.backend, input.environment)}\nSession started: ${now.toISOString().slice(0, 10)} (${Intl.DateTimeFormat().resolvedOptions().timeZone}).`,
+  );
+  const enforce =
+    input.toolNames.length > 0 && needsToolUseEnforcement(input.model, input.toolUseEnforcement);
+  add("tool_enforcement", enforce ? TOOL_USE_ENFORCEMENT : undefined);
+  add("model_guidance", enforce && isOpenAiFamily(input.model) ? OPENAI_EXECUTION_GUIDANCE : undefined);
+  const behaviour: string[] = [];
+  if (input.toolNames.includes("memory")) behaviour.push(MEMORY_GUIDANCE);
+  if (input.toolNames.includes("session_search")) behaviour.push(SESSION_SEARCH_GUIDANCE);
+  add("behaviour", behaviour.join("\n\n"));
+  add("skills", input.skillsIndex);
+  if (input.contextCwd) add("context_files", buildContextFilesLayer(input.contextCwd).text);
+  add("memory", input.memoryBlock);
+  return layers;
+}
+
+export const joinLayers = (layers: readonly PromptLayer[]): string => layers.map((l) => l.text).join("\n\n");
+
 /**
  * Builds the session's system prompt. Called once per session; the result is stored and reused
  * byte-for-byte on every request (prompt-cache rule).
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  const layers: string[] = [identity(input.home)];
-  const platformHint = PLATFORM_HINTS[input.platform];
-  if (platformHint) layers.push(platformHint);
-  layers.push(environmentHint(input.backend, input.environment));
-  if (input.toolNames.length > 0 && needsToolUseEnforcement(input.model, input.toolUseEnforcement)) {
-    layers.push(TOOL_USE_ENFORCEMENT);
-    if (isOpenAiFamily(input.model)) layers.push(OPENAI_EXECUTION_GUIDANCE);
-  }
-  const now = input.now ?? new Date();
-  layers.push(
-    `Session started: ${now.toISOString().slice(0, 10)} (${Intl.DateTimeFormat().resolvedOptions().timeZone}).`,
-  );
-  return layers.join("\n\n");
+  return joinLayers(buildPromptLayers(input));
 }

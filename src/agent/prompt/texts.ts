@@ -58,3 +58,20 @@ export const BUDGET_EXHAUSTED_NOTE =
 /** Sent as a user message only if the model still calls tools after the grace call. */
 export const FORCED_SUMMARY_REQUEST =
   "You have used up your tool-call budget for this request. Without calling any tools, summarise what you accomplished so far and what remains.";
+
+/** Behavioural guidance, only when the memory tool is enabled. */
+export const MEMORY_GUIDANCE = [
+  "# Memory",
+  "You have persistent memory that carries across sessions (the memory tool). Save facts that will",
+  "still help later: the user's preferences, corrections and habits (target user), and stable facts",
+  "about their environment, projects and conventions, or lessons from mistakes (target memory).",
+  "Save proactively when you learn something durable; do not wait to be asked. Do not save task",
+  "progress, session logs or anything easy to look up again: that belongs to session history.",
+  "Keep entries short and specific. When a store is nearly full, merge or prune before adding.",
+].join("\n");
+
+/** Behavioural guidance, only when the session_search tool is enabled. */
+export const SESSION_SEARCH_GUIDANCE = [
+  "When the user refers to earlier work, a past conversation or something 'we did before', use",
+  "session_search to look it up before asking them to repeat themselves.",
+].join("\n");

@@ -3,6 +3,7 @@ import { buildUsageReport, UsageTracker, writeUsageReport } from "../../agent/us
 import { pricingLookup } from "../../llm/models/index.js";
 import { TerminalRenderer } from "../render.js";
 import { createApprovalPrompt } from "../repl/approval-prompt.js";
+import { announceResume, resolveResume } from "../resume.js";
 import { openRuntime, type RunFlags } from "../runtime.js";
 import { installInterruptHandler } from "../signals.js";
 
@@ -81,7 +82,16 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
           onClose: () => renderer.resume(),
         })
       : undefined;
-  const agent = runtime.newAgent(onEvent, { approve });
+  const resumed = resolveResume(runtime, flags);
+  if (resumed.error) {
+    process.stderr.write(`hermes: ${resumed.error}\n`);
+    await runtime.dispose();
+    return 1;
+  }
+  if (resumed.resume && !opts.quiet) announceResume(resumed.resume);
+  if (runtime.storeProblem)
+    process.stderr.write(`warning: ${runtime.storeProblem} Sessions are not being saved.\n`);
+  const agent = runtime.newAgent(onEvent, { approve, ...(resumed.resume ? { resume: resumed.resume } : {}) });
   const removeHandler = installInterruptHandler(() => agent.interrupt());
   let outcome: Outcome = { status: "failed", error: "the run ended unexpectedly", apiCalls: 0 };
   try {

@@ -12,7 +12,7 @@ export async function runPromptSize(flags: RunFlags): Promise<number> {
   if (!runtime) return 1;
   try {
     const agent = runtime.newAgent(() => {});
-    const { systemPrompt, tools } = await agent.prepareSession();
+    const { systemPrompt, tools, layers } = await agent.prepareSession();
     const rows = tools
       .map((t) => ({ name: t.function.name, chars: JSON.stringify(t).length }))
       .sort((a, b) => b.chars - a.chars);
@@ -24,6 +24,9 @@ export async function runPromptSize(flags: RunFlags): Promise<number> {
       line("system prompt", systemPrompt.length),
       line(`tool schemas (${rows.length})`, toolChars),
       line("total", systemPrompt.length + toolChars),
+      "",
+      "System prompt layers:",
+      ...(layers ?? []).map((l) => line(l.name, l.text.length)),
       "",
       "Tool schemas:",
       ...rows.map((r) => line(r.name, r.chars)),

@@ -3,12 +3,34 @@ import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { formatUsageTable, UsageTracker } from "../../agent/usage.js";
 import { pricingLookup } from "../../llm/models/index.js";
+import type { ChatMessage } from "../../llm/types.js";
+import { messageText, type SessionRecord } from "../../state/store.js";
 import { TerminalRenderer } from "../render.js";
+import { announceResume, resolveResume } from "../resume.js";
 import { openRuntime, type RunFlags, type Runtime } from "../runtime.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
+import { createClarifyPrompt } from "./clarify-prompt.js";
 import { completeSlash, runSlash, type SlashContext } from "./slash.js";
 
 const DOUBLE_PRESS_MS = 2000;
+
+/** /history: one line per message (system prompt left out), long text cut. */
+function historyLines(messages: readonly ChatMessage[]): string[] {
+  const cut = (s: string): string => {
+    const one = s.replace(/\s+/g, " ").trim();
+    return one.length > 100 ? `${one.slice(0, 100)}…` : one;
+  };
+  return messages
+    .filter((m) => m.role !== "system")
+    .map((m, i) => {
+      const calls =
+        m.role === "assistant" && m.tool_calls?.length
+          ? ` [calls ${m.tool_calls.map((t) => t.function.name).join(", ")}]`
+          : "";
+      const who = m.role === "tool" ? `tool${m.name ? ` ${m.name}` : ""}` : m.role;
+      return `  ${String(i + 1).padStart(3)}. ${who}: ${cut(messageText(m))}${calls}`;
+    });
+}
 
 /**
  * The interactive chat. Streams answers to stdout, shows tool progress, and maps Ctrl+C to
@@ -17,6 +39,15 @@ const DOUBLE_PRESS_MS = 2000;
 export async function runRepl(flags: RunFlags): Promise<number> {
   const runtime = openRuntime(flags);
   if (!runtime) return 1;
+  const resumed = resolveResume(runtime, flags);
+  if (resumed.error) {
+    process.stderr.write(`hermes: ${resumed.error}\n`);
+    await runtime.dispose();
+    return 1;
+  }
+  if (resumed.resume) announceResume(resumed.resume);
+  if (runtime.storeProblem)
+    process.stderr.write(`warning: ${runtime.storeProblem} Sessions are not being saved.\n`);
   for (const w of runtime.configWarnings) process.stderr.write(`warning: ${w}\n`);
   if (runtime.unknownToolsets.length > 0) {
     process.stderr.write(`warning: unknown toolsets ignored: ${runtime.unknownToolsets.join(", ")}\n`);
@@ -28,7 +59,7 @@ export async function runRepl(flags: RunFlags): Promise<number> {
     showTools: runtime.config.display.tool_progress,
     showReasoning: runtime.config.display.show_reasoning,
   });
-  const session = new ReplSession(runtime, renderer);
+  const session = new ReplSession(runtime, renderer, resumed.resume);
   try {
     return await session.run();
   } finally {
@@ -50,15 +81,30 @@ class ReplSession {
   constructor(
     private readonly runtime: Runtime,
     private readonly renderer: TerminalRenderer,
+    resume?: SessionRecord,
   ) {
     this.model = runtime.target.model;
     this.usage = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
-    this.agent = runtime.newAgent(this.onAgentEvent, { approve: this.approve });
+    this.agent = runtime.newAgent(this.onAgentEvent, {
+      approve: this.approve,
+      clarify: this.clarify,
+      ...(resume ? { resume } : {}),
+    });
   }
 
   /** Approval prompts on the chat's own readline; piped input has no one to answer (denied). */
   private readonly approve = process.stdin.isTTY
     ? createApprovalPrompt({
+        output: process.stdout,
+        rl: () => this.rl,
+        onOpen: () => this.renderer.pause(),
+        onClose: () => this.renderer.resume(),
+      })
+    : undefined;
+
+  /** clarify questions on the chat's readline (numbers pick a choice); hidden when stdin is not a terminal. */
+  private readonly clarify = process.stdin.isTTY
+    ? createClarifyPrompt({
         output: process.stdout,
         rl: () => this.rl,
         onOpen: () => this.renderer.pause(),
@@ -167,7 +213,10 @@ class ReplSession {
     return {
       print: (text) => process.stdout.write(`${text}\n`),
       newSession: () => {
-        this.agent = this.runtime.newAgent(this.onAgentEvent, { approve: this.approve });
+        this.agent = this.runtime.newAgent(this.onAgentEvent, {
+          approve: this.approve,
+          clarify: this.clarify,
+        });
         this.agent.setModel(this.model);
       },
       // The agent's view: a fallback that answered the last request shows until the next one.
@@ -182,6 +231,8 @@ class ReplSession {
         this.runtime.approvals.yolo = on ?? !this.runtime.approvals.yolo;
         return this.runtime.approvals.yolo;
       },
+      setTitle: (title) => this.runtime.setSessionTitle(this.agent.sessionId, title),
+      historyLines: () => historyLines(this.agent.messages),
       exit: () => this.exit(0),
     };
   }

@@ -10,6 +10,10 @@ export interface SlashContext {
   resetUsage(): void;
   /** Sets YOLO mode (toggles when `on` is undefined); returns the new state. */
   setYolo(on?: boolean): boolean;
+  /** Titles the current session (stored in state.db); returns an error message when it cannot. */
+  setTitle?(title: string): string | undefined;
+  /** One line per message of the current conversation. */
+  historyLines?(): string[];
   exit(): void;
 }
 
@@ -22,6 +26,26 @@ export interface SlashCommand {
 }
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  {
+    name: "title",
+    aliases: [],
+    args: "<title>",
+    help: "name this session (then 'hermes -r TITLE' resumes it)",
+    run: (arg, ctx) => {
+      if (!arg) return ctx.print("Usage: /title <title>");
+      const problem = ctx.setTitle?.(arg) ?? "titles are not available here";
+      ctx.print(problem ? `Cannot set the title: ${problem}` : `Session titled "${arg}".`);
+    },
+  },
+  {
+    name: "history",
+    aliases: [],
+    help: "show the messages of this session so far",
+    run: (_arg, ctx) => {
+      const lines = ctx.historyLines?.() ?? [];
+      ctx.print(lines.length ? lines.join("\n") : "No messages yet.");
+    },
+  },
   {
     name: "new",
     aliases: ["reset"],

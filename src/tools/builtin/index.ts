@@ -1,11 +1,19 @@
 import type { HermesToolRegistry } from "../context.js";
+import { registerClarifyTool } from "./clarify.js";
 import { registerFileTools } from "./files/index.js";
+import { registerMemoryTool } from "./memory.js";
 import { registerProcessTool } from "./process.js";
+import { registerSessionSearchTool } from "./session-search.js";
 import { registerTerminalTools } from "./terminal.js";
+import { registerTodoTool } from "./todo.js";
 
 /** Registers every built-in tool family. */
 export function registerBuiltinTools(registry: HermesToolRegistry): void {
   registerTerminalTools(registry);
   registerProcessTool(registry);
   registerFileTools(registry);
+  registerSessionSearchTool(registry);
+  registerMemoryTool(registry);
+  registerTodoTool(registry);
+  registerClarifyTool(registry);
 }

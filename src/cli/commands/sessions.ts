@@ -1,0 +1,171 @@
+import { writeFileSync } from "node:fs";
+import { ensureHermesHome, getHermesHome } from "../../core/home.js";
+import { openStateStore } from "../../state/open.js";
+import { messageText, type SessionRecord, type SessionStore, type StoredMessage } from "../../state/store.js";
+
+/** Runs `fn` with the profile's store open; prints a clear message and returns 1 when it cannot be opened. */
+function withStore(fn: (store: SessionStore) => number): number {
+  const paths = ensureHermesHome(getHermesHome());
+  const opened = openStateStore(paths.stateDb);
+  if ("error" in opened) {
+    process.stderr.write(`hermes: ${opened.error.message}\n`);
+    return 1;
+  }
+  try {
+    return fn(opened.store);
+  } finally {
+    opened.store.close();
+  }
+}
+
+const when = (ms: number): string => new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+
+function find(store: SessionStore, idOrTitle: string): SessionRecord | undefined {
+  const s = store.resolveSession(idOrTitle);
+  if (!s) process.stderr.write(`hermes: no session with id or title '${idOrTitle}'\n`);
+  return s;
+}
+
+export function sessionsList(opts: { limit?: string; source?: string; json?: boolean }): number {
+  return withStore((store) => {
+    const limit = opts.limit ? Number.parseInt(opts.limit, 10) : 50;
+    const rows = store.listSessions({ limit, ...(opts.source ? { source: opts.source } : {}) });
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify(
+          rows.map(({ systemPrompt: _s, ...r }) => r),
+          null,
+          2,
+        )}\n`,
+      );
+      return 0;
+    }
+    if (rows.length === 0) {
+      process.stdout.write("No sessions yet.\n");
+      return 0;
+    }
+    process.stdout.write(
+      `${"ID".padEnd(36)}  ${"STARTED (UTC)".padEnd(19)}  ${"SOURCE".padEnd(8)}  MSGS  TITLE\n`,
+    );
+    for (const s of rows) {
+      process.stdout.write(
+        `${s.id.padEnd(36)}  ${when(s.startedAt)}  ${s.source.padEnd(8)}  ${String(s.messageCount).padStart(4)}  ${s.title ?? "-"}\n`,
+      );
+    }
+    return 0;
+  });
+}
+
+function toMarkdown(s: SessionRecord, messages: StoredMessage[]): string {
+  const out = [
+    `# ${s.title ?? `Session ${s.id}`}`,
+    "",
+    `- id: ${s.id}`,
+    `- started: ${when(s.startedAt)} UTC`,
+  ];
+  out.push(`- source: ${s.source}`, `- model: ${s.model ?? "?"}`, "");
+  for (const { message: m } of messages) {
+    if (m.role === "tool") {
+      out.push(`### tool result${m.name ? ` (${m.name})` : ""}`, "", "```", m.content, "```", "");
+      continue;
+    }
+    out.push(`## ${m.role}`, "");
+    const text = messageText(m);
+    if (text) out.push(text, "");
+    if (m.role === "assistant") {
+      for (const tc of m.tool_calls ?? [])
+        out.push(`- tool call \`${tc.function.name}\` ${tc.function.arguments}`);
+      if (m.tool_calls?.length) out.push("");
+    }
+  }
+  return out.join("\n");
+}
+
+export function sessionsExport(
+  idOrTitle: string,
+  opts: { format?: string; output?: string; systemPrompt?: boolean },
+): number {
+  return withStore((store) => {
+    const s = find(store, idOrTitle);
+    if (!s) return 1;
+    const messages = store.loadMessages(s.id);
+    const format = opts.format ?? "jsonl";
+    let text: string;
+    if (format === "md" || format === "markdown") text = toMarkdown(s, messages);
+    else if (format === "jsonl") {
+      const { systemPrompt, ...meta } = s;
+      const lines = [
+        JSON.stringify({ type: "session", ...meta, ...(opts.systemPrompt ? { systemPrompt } : {}) }),
+      ];
+      for (const m of messages) {
+        lines.push(
+          JSON.stringify({ type: "message", id: m.id, seq: m.seq, createdAt: m.createdAt, ...m.message }),
+        );
+      }
+      text = `${lines.join("\n")}\n`;
+    } else {
+      process.stderr.write(`hermes: unknown export format '${format}' (use jsonl or md)\n`);
+      return 2;
+    }
+    if (opts.output) writeFileSync(opts.output, text);
+    else process.stdout.write(text);
+    return 0;
+  });
+}
+
+export function sessionsDelete(idOrTitle: string): number {
+  return withStore((store) => {
+    const s = find(store, idOrTitle);
+    if (!s) return 1;
+    store.deleteSession(s.id);
+    process.stdout.write(`Deleted session ${s.id}\n`);
+    return 0;
+  });
+}
+
+export function sessionsRename(idOrTitle: string, title: string): number {
+  return withStore((store) => {
+    const s = find(store, idOrTitle);
+    if (!s) return 1;
+    store.renameSession(s.id, title.trim());
+    process.stdout.write(`Session ${s.id} is now titled "${title.trim()}"\n`);
+    return 0;
+  });
+}
+
+export function sessionsPrune(opts: { olderThan?: string; source?: string }): number {
+  const days = Number.parseFloat(opts.olderThan ?? "90");
+  if (!Number.isFinite(days) || days < 0) {
+    process.stderr.write("hermes: --older-than takes a number of days\n");
+    return 2;
+  }
+  return withStore((store) => {
+    const n = store.prune(Date.now() - days * 86_400_000, opts.source ? { source: opts.source } : {});
+    process.stdout.write(`Deleted ${n} session${n === 1 ? "" : "s"} older than ${days} days\n`);
+    return 0;
+  });
+}
+
+export function sessionsStats(opts: { json?: boolean }): number {
+  return withStore((store) => {
+    const st = store.stats();
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify(st, null, 2)}\n`);
+      return 0;
+    }
+    const sources = Object.entries(st.bySource)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ");
+    process.stdout.write(
+      [
+        `Database:  ${st.path} (${(st.fileBytes / 1024 / 1024).toFixed(2)} MB)`,
+        `Sessions:  ${st.sessions}${sources ? ` (${sources})` : ""}`,
+        `Messages:  ${st.messages}`,
+        `Oldest:    ${st.oldestStartedAt === null ? "-" : `${when(st.oldestStartedAt)} UTC`}`,
+        `Newest:    ${st.newestStartedAt === null ? "-" : `${when(st.newestStartedAt)} UTC`}`,
+        "",
+      ].join("\n"),
+    );
+    return 0;
+  });
+}

@@ -1,0 +1,76 @@
+/** Numbered migrations of state.db; `schema_version` records the highest one applied. Append only. */
+export const MIGRATIONS: readonly string[] = [
+  // 1: sessions, messages, FTS5 (unicode61 words + trigram substrings/CJK) kept in sync by triggers.
+  `
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    source TEXT NOT NULL,
+    model TEXT,
+    provider TEXT,
+    title TEXT,
+    parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+    cwd TEXT,
+    system_prompt TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    end_reason TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    cost_usd REAL NOT NULL DEFAULT 0,
+    message_count INTEGER NOT NULL DEFAULT 0,
+    last_active_at INTEGER
+  );
+  CREATE INDEX idx_sessions_active ON sessions(source, last_active_at DESC);
+  CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
+  CREATE INDEX idx_sessions_source ON sessions(source, started_at DESC);
+  CREATE INDEX idx_sessions_title ON sessions(title);
+  CREATE TABLE messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT,
+    tool_calls TEXT,
+    tool_call_id TEXT,
+    tool_name TEXT,
+    reasoning TEXT,
+    extra TEXT,
+    created_at INTEGER NOT NULL,
+    token_count INTEGER,
+    finish_reason TEXT,
+    UNIQUE(session_id, seq)
+  );
+  CREATE INDEX idx_messages_created ON messages(created_at DESC);
+  CREATE VIRTUAL TABLE messages_fts USING fts5(
+    content, tool_name, tool_calls, content='messages', content_rowid='id', tokenize='unicode61'
+  );
+  CREATE VIRTUAL TABLE messages_fts_trigram USING fts5(
+    content, tool_name, tool_calls, content='messages', content_rowid='id', tokenize='trigram'
+  );
+  CREATE TRIGGER messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+  END;
+  CREATE TRIGGER messages_ad AFTER DELETE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+  END;
+  CREATE TRIGGER messages_au AFTER UPDATE ON messages BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+  END;
+  `,
+];

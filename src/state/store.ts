@@ -1,0 +1,139 @@
+import type { ChatMessage } from "../llm/types.js";
+
+/**
+ * Session persistence: one interface, the node:sqlite store (`sqlite/store.ts`) is the default.
+ * Every call is synchronous so a message is on disk before the next thing is shown.
+ */
+
+export interface SessionRecord {
+  id: string;
+  source: string;
+  model: string | null;
+  provider: string | null;
+  title: string | null;
+  parentSessionId: string | null;
+  cwd: string | null;
+  systemPrompt: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+  messageCount: number;
+}
+
+export interface NewSession {
+  id: string;
+  source: string;
+  model?: string;
+  provider?: string;
+  title?: string;
+  parentSessionId?: string;
+  cwd?: string;
+  systemPrompt?: string;
+  startedAt?: number;
+}
+
+export interface StoredMessage {
+  /** Global message id (stable; used by session_search to scroll around a hit). */
+  id: number;
+  sessionId: string;
+  seq: number;
+  createdAt: number;
+  message: ChatMessage;
+}
+
+export interface MessageMeta {
+  tokenCount?: number;
+  finishReason?: string;
+  createdAt?: number;
+}
+
+export interface SearchOptions {
+  query: string;
+  limit?: number;
+  sort?: "relevance" | "recency";
+  role?: string;
+  /** Sessions left out of the results (the current one). */
+  excludeSessionIds?: string[];
+}
+
+export interface SearchHit {
+  messageId: number;
+  sessionId: string;
+  sessionTitle: string | null;
+  role: string;
+  seq: number;
+  createdAt: number;
+  snippet: string;
+}
+
+export interface StoreStats {
+  path: string;
+  sessions: number;
+  messages: number;
+  bySource: Record<string, number>;
+  fileBytes: number;
+  oldestStartedAt: number | null;
+  newestStartedAt: number | null;
+}
+
+export interface UsageDelta {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number;
+}
+
+export interface SessionStore {
+  readonly path: string;
+  createSession(s: NewSession): SessionRecord;
+  getSession(id: string): SessionRecord | undefined;
+  /** Exact id, then a unique id prefix, then the newest session with that exact title. */
+  resolveSession(idOrTitle: string): SessionRecord | undefined;
+  /** Newest first. */
+  listSessions(opts?: { limit?: number; source?: string }): SessionRecord[];
+  /** The session with the most recent message (or start): what `hermes -c` continues. */
+  latestSession(opts?: { source?: string }): SessionRecord | undefined;
+  renameSession(id: string, title: string): boolean;
+  setSystemPrompt(id: string, systemPrompt: string): void;
+  addUsage(id: string, delta: UsageDelta): void;
+  endSession(id: string, reason: string): void;
+  deleteSession(id: string): boolean;
+  /** Deletes sessions started before `olderThan` (ms epoch); returns how many. */
+  prune(olderThan: number, opts?: { source?: string }): number;
+  appendMessage(sessionId: string, message: ChatMessage, meta?: MessageMeta): StoredMessage;
+  /** Several messages in one transaction (one turn). */
+  appendMessages(sessionId: string, messages: ChatMessage[]): void;
+  loadMessages(sessionId: string): StoredMessage[];
+  /** Messages of a session with `id` within `window` positions of message `aroundId`. */
+  messagesAround(sessionId: string, aroundId: number, window: number): StoredMessage[];
+  search(opts: SearchOptions): SearchHit[];
+  stats(): StoreStats;
+  integrityCheck(): string;
+  close(): void;
+}
+
+/** Raised when state.db cannot be opened or used; the message says what to do. The file is never touched. */
+export class StateStoreError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "corrupt" | "locked" | "other",
+  ) {
+    super(message);
+    this.name = "StateStoreError";
+  }
+}
+
+/** Plain text of a message for transcripts and search. */
+export function messageText(m: ChatMessage): string {
+  if (typeof m.content === "string") return m.content;
+  if (m.content === null) return "";
+  return m.content.map((p) => ("text" in p && typeof p.text === "string" ? p.text : "")).join("\n");
+}

@@ -1,0 +1,101 @@
+import type { HermesToolRegistry, MemoryOperation, MemoryTarget, ToolContext } from "../context.js";
+import { toolError, toolResult } from "./util.js";
+
+export const MEMORY_SCHEMA = {
+  description:
+    "Save durable facts to persistent memory that is shown to you at the start of every future " +
+    "session. target 'memory' = your own notes (environment facts, project conventions, lessons " +
+    "learned, tool quirks); target 'user' = the user profile (name, role, preferences, communication " +
+    "style). Save what will still matter later; skip task progress and anything easy to rediscover. " +
+    "Actions: add (content), replace (old_text = a short substring unique to one entry, plus new " +
+    "content), remove (old_text). Several changes to one target can go in `operations`, applied all " +
+    "or none. Each store has a character limit: when full, consolidate (merge, shorten, remove). " +
+    "Changes are saved at once but appear in the system prompt only from the next session.",
+  parameters: {
+    type: "object",
+    properties: {
+      target: { type: "string", enum: ["memory", "user"] },
+      action: { type: "string", enum: ["add", "replace", "remove"] },
+      content: { type: "string", description: "The entry text (add, replace)." },
+      old_text: {
+        type: "string",
+        description: "A substring that identifies exactly one existing entry (replace, remove).",
+      },
+      operations: {
+        type: "array",
+        description: "Batch of changes applied atomically instead of action/content/old_text.",
+        items: {
+          type: "object",
+          properties: {
+            action: { type: "string", enum: ["add", "replace", "remove"] },
+            content: { type: "string" },
+            old_text: { type: "string" },
+          },
+          required: ["action"],
+        },
+      },
+    },
+    required: ["target"],
+  },
+};
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function toOperation(raw: unknown): MemoryOperation | string {
+  if (!raw || typeof raw !== "object") return "each operation must be an object";
+  const o = raw as Record<string, unknown>;
+  const action = str(o.action);
+  if (action !== "add" && action !== "replace" && action !== "remove") {
+    return `unknown action '${String(o.action)}' (use add, replace or remove)`;
+  }
+  return { action, content: str(o.content), old_text: str(o.old_text) };
+}
+
+export function memoryTool(args: Record<string, unknown>, ctx: ToolContext): string {
+  const store = ctx.memory;
+  if (!store) return toolError("Memory is not available in this session.");
+  const target = args.target;
+  if (target !== "memory" && target !== "user") return toolError("target must be 'memory' or 'user'.");
+  const t = target as MemoryTarget;
+  if (!store.enabled(t)) return toolError(`The ${t} store is disabled in config.`);
+  let ops: MemoryOperation[];
+  if (Array.isArray(args.operations) && args.operations.length > 0) {
+    ops = [];
+    for (const raw of args.operations) {
+      const op = toOperation(raw);
+      if (typeof op === "string") return toolError(`${op}. Nothing was changed.`);
+      ops.push(op);
+    }
+  } else if (args.action !== undefined) {
+    const op = toOperation(args);
+    if (typeof op === "string") return toolError(op);
+    ops = [op];
+  } else {
+    const entries = store.read(t);
+    return toolResult({ target: t, entries, used: entries.join("\n§\n").length, limit: store.limit(t) });
+  }
+  const r = store.apply(t, ops);
+  if (!r.ok) {
+    return toolError(r.error ?? "Memory update failed.", {
+      ...(r.entries ? { current_entries: r.entries } : {}),
+      ...(r.usage ? { usage: `${r.usage.used}/${r.usage.limit}` } : {}),
+    });
+  }
+  return toolResult({
+    success: true,
+    target: t,
+    entries: r.entries,
+    usage: r.usage ? `${r.usage.used}/${r.usage.limit}` : undefined,
+    note: "Saved. It will appear in the system prompt from the next session.",
+  });
+}
+
+export function registerMemoryTool(registry: HermesToolRegistry): void {
+  registry.register({
+    name: "memory",
+    toolset: "memory",
+    schema: MEMORY_SCHEMA,
+    handler: memoryTool,
+    emoji: "🧠",
+  });
+}
