@@ -1,15 +1,23 @@
-// state.db bench: message insert rate (one transaction per turn, as the agent writes a turn) and
-// session_search latency (median / p95) over a generated store. Figures only, no pass/fail.
-// HERMES_BENCH_MESSAGES overrides the store size (default 1,000,000).
+// state.db bench: message insert rate (one transaction per turn, as the agent writes a turn), the
+// cost of the batched full-text indexing that follows, and session_search latency (median / p95)
+// over a generated store. Figures only, no pass/fail.
+// HERMES_BENCH_MESSAGES overrides the store size (default 1,000,000); HERMES_BENCH_STORE_MODULE
+// points at another build of the store (before/after comparisons); HERMES_BENCH_INDEX_BATCH sets
+// how many waiting rows trigger an index catch-up (default 512, as the store does).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SqliteSessionStore } from "../dist/state/sqlite/store.js";
+
+const { SqliteSessionStore } = await import(
+  process.env.HERMES_BENCH_STORE_MODULE ?? "../dist/state/sqlite/store.js"
+);
 
 const TOTAL = Number(process.env.HERMES_BENCH_MESSAGES ?? 1_000_000);
 const PER_SESSION = 40;
 const PER_TURN = 4;
 const QUERIES = 200;
+// The store's default batch: appends index once this many rows wait (timed apart here).
+const INDEX_BATCH = Number(process.env.HERMES_BENCH_INDEX_BATCH ?? 512);
 
 let seed = 42;
 const rand = () => {
@@ -83,7 +91,8 @@ const pct = (xs, p) => {
 // HERMES_BENCH_DB=path: search an existing store (e.g. a kept copy) instead of generating one.
 const reuse = process.env.HERMES_BENCH_DB;
 const dir = reuse ? undefined : mkdtempSync(join(tmpdir(), "hermes-bench-state-"));
-const store = new SqliteSessionStore(reuse ?? join(dir, "state.db"));
+const store = new SqliteSessionStore(reuse ?? join(dir, "state.db"), { indexBatch: Infinity });
+const deferred = typeof store.indexPending === "function";
 try {
   if (reuse)
     for (let i = 0; i < 5000; i++) turn(i); // replays the generator: same CJK samples
@@ -126,6 +135,8 @@ function generate() {
   let written = 0;
   let session = 0;
   let insertMs = 0;
+  let indexMs = 0;
+  let indexedAt = 0;
   const t0 = performance.now();
   let lastReport = t0;
   while (written < TOTAL) {
@@ -137,6 +148,12 @@ function generate() {
       store.appendMessages(id, msgs);
       insertMs += performance.now() - s;
       written += msgs.length;
+      if (deferred && written - indexedAt >= INDEX_BATCH) {
+        const t = performance.now();
+        store.indexPending();
+        indexMs += performance.now() - t;
+        indexedAt = written;
+      }
     }
     const now = performance.now();
     if (now - lastReport > 5000) {
@@ -145,9 +162,20 @@ function generate() {
       console.log(`  ${written.toLocaleString("en")} messages, ${rate.toLocaleString("en")} inserts/s`);
     }
   }
+  if (deferred) {
+    const t = performance.now();
+    store.indexPending();
+    indexMs += performance.now() - t;
+  }
   const rate = Math.round(written / (insertMs / 1000));
   console.log(`generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   console.log(
     `insert rate (transaction per ${PER_TURN}-message turn): ${rate.toLocaleString("en")} messages/s`,
   );
+  if (deferred) {
+    const idx = Math.round(written / (indexMs / 1000));
+    const all = Math.round(written / ((insertMs + indexMs) / 1000));
+    console.log(`full-text indexing (batches of ${INDEX_BATCH}): ${idx.toLocaleString("en")} messages/s`);
+    console.log(`sustained, inserts + indexing: ${all.toLocaleString("en")} messages/s`);
+  }
 }

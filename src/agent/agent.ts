@@ -178,6 +178,27 @@ export class Agent {
     this.abort?.abort();
   }
 
+  /**
+   * Drops the last user message and everything after it (/undo, /retry): the earlier history is
+   * untouched, so the cached prompt prefix still holds. Returns that message's text and how many
+   * messages went; undefined while a request runs or when there is no user message.
+   */
+  rewindToLastUser(): { text: string; removed: number } | undefined {
+    if (this.abort) return undefined;
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const m = this.history[i]!;
+      if (m.role !== "user") continue;
+      const text =
+        typeof m.content === "string"
+          ? m.content
+          : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
+      const removed = this.history.length - i;
+      this.history.splice(i);
+      return { text, removed };
+    }
+    return undefined;
+  }
+
   /** Soft guidance: rides on the next tool result (or the next user message) without interrupting. */
   steer(text: string): void {
     const t = text.trim();

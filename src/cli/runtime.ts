@@ -6,9 +6,10 @@ import { ensureHermesHome, getHermesHome, type HomePaths } from "../core/home.js
 import { createLogger, type Logger } from "../core/log.js";
 import { mark } from "../core/timing.js";
 import type { ProviderProblem } from "../llm/detect.js";
-import { refreshModelInfoInBackground } from "../llm/models/index.js";
+import { pricingLookup, refreshModelInfoInBackground } from "../llm/models/index.js";
 import { buildProviderRouter, ProviderRouter, type RouterSettings } from "../llm/provider-router.js";
 import type { ChatMessage, ModelTarget, ReasoningEffort } from "../llm/types.js";
+import { generateTitle } from "../state/auto-title.js";
 import { openStateStore } from "../state/open.js";
 import { repairHistory, SessionRecorder } from "../state/recorder.js";
 import type { SessionRecord, SessionStore } from "../state/store.js";
@@ -54,13 +55,24 @@ export interface Runtime {
   storeProblem: string | undefined;
   /** Titles a session of this run (/title); returns an error message when it cannot. */
   setSessionTitle(sessionId: string, title: string): string | undefined;
+  /** Removes the last `count` stored messages of a session of this run (/undo, /retry). */
+  dropStoredMessages(sessionId: string, count: number): void;
   /**
    * A new session. `approve` asks the user about flagged commands; without it they are denied.
    * `resume` continues a stored session (its system prompt and history).
    */
   newAgent(
     onEvent: AgentEventListener,
-    options?: { approve?: ApproveFn; clarify?: ClarifyFn; resume?: SessionRecord; source?: string },
+    options?: {
+      approve?: ApproveFn;
+      clarify?: ClarifyFn;
+      resume?: SessionRecord;
+      source?: string;
+      /** Name the session with the auxiliary model after its first exchange (sessions.auto_title). */
+      autoTitle?: boolean;
+      /** /branch: a new session starting from a copy of another one's conversation. */
+      branch?: { parentSessionId: string; messages: readonly ChatMessage[]; title?: string };
+    },
   ): Agent;
   dispose(): Promise<void>;
 }
@@ -145,6 +157,7 @@ export function createRuntime(flags: RunFlags): Runtime {
     config,
     sessions,
     storeProblem,
+    dropStoredMessages: (sessionId, count) => recorders.get(sessionId)?.dropLast(count),
     setSessionTitle: (sessionId, title) => {
       const recorder = recorders.get(sessionId);
       if (!recorder) return storeProblem ?? "this session is not being saved";
@@ -167,13 +180,17 @@ export function createRuntime(flags: RunFlags): Runtime {
       let sessionId = "";
       let recorder: SessionRecorder | undefined;
       const resume = options?.resume;
+      const branch = options?.branch;
       const history: ChatMessage[] | undefined =
         resume && sessions
           ? repairHistory(sessions.loadMessages(resume.id).map((m) => m.message))
           : undefined;
+      const branchSystem = branch?.messages[0]?.role === "system" ? branch.messages[0].content : undefined;
       const agent = new Agent({
         ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
         ...(resume?.systemPrompt ? { systemPrompt: resume.systemPrompt } : {}),
+        ...(branch ? { history: branch.messages.filter((m) => m.role !== "system") } : {}),
+        ...(branchSystem !== undefined ? { systemPrompt: branchSystem } : {}),
         ...(sessions
           ? {
               sessions: {
@@ -215,8 +232,28 @@ export function createRuntime(flags: RunFlags): Runtime {
             logger.warn("state.db write failed", { message });
             onEvent({ type: "status", kind: "warning", message });
           },
+          pricing: pricingLookup(target, { home: paths.home }),
+          ...(branch ? { parentSessionId: branch.parentSessionId } : {}),
+          ...(branch?.title ? { title: branch.title } : {}),
+          ...(options?.autoTitle
+            ? {
+                autoTitle: async (userText: string, replyText: string) => {
+                  const outcome = await generateTitle(userText, replyText, {
+                    main: agent.target,
+                    settings: config.auxiliary,
+                    customBaseUrl: config.model.base_url,
+                    customModel: config.model.default,
+                    home: paths.home,
+                  });
+                  if (outcome.ok) return outcome.title;
+                  logger.warn("session title not generated", { session: sessionId, error: outcome.error });
+                  return undefined;
+                },
+              }
+            : {}),
         });
         recorders.set(sessionId, recorder);
+        if (branch) recorder.copyHistory(branch.messages);
       }
       // Context sizes and prices of custom servers and OpenRouter, for later lookups; once per
       // process per endpoint, in the background (seed 004 §20).
@@ -230,6 +267,15 @@ export function createRuntime(flags: RunFlags): Runtime {
       return agent;
     },
     dispose: async () => {
+      // A title call still running gets a short while to land before the store closes.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...recorders.values()].map((r) => r.settled())),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, TITLE_WAIT_ON_EXIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       for (const r of recorders.values()) r.end("exit");
       sessions?.close();
       await environments.disposeAll();
@@ -237,6 +283,9 @@ export function createRuntime(flags: RunFlags): Runtime {
     },
   };
 }
+
+/** How long exit waits for a background title call. */
+const TITLE_WAIT_ON_EXIT_MS = 5000;
 
 const isReasoningEffort = (v: string): v is ReasoningEffort => v === "low" || v === "medium" || v === "high";
 

@@ -106,6 +106,11 @@ export interface HermesConfig {
   };
   /** Side-task models (seed 004 §16): one block per task. */
   auxiliary: Record<AuxiliaryTask, AuxiliaryTaskSettings>;
+  /** Stored sessions (state.db). */
+  sessions: {
+    /** chat (interactive chat on a terminal) | always (one-shots and piped input too) | off. */
+    auto_title: string;
+  };
 }
 
 /** Side tasks that may use a cheaper model than the main one. */
@@ -215,5 +220,8 @@ export const DEFAULT_CONFIG: HermesConfig = {
     title_generation: auxiliaryDefaults(),
     approval: auxiliaryDefaults(),
     session_search: auxiliaryDefaults(),
+  },
+  sessions: {
+    auto_title: "chat",
   },
 };

@@ -110,6 +110,7 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "approvals.mode": oneOf("smart", "manual", "off"),
   "approvals.timeout": numberAbove(0),
   "agent.reasoning_effort": oneOf("", "low", "medium", "high"),
+  "sessions.auto_title": oneOf("chat", "always", "off"),
   ...Object.fromEntries(
     AUXILIARY_TASKS.flatMap((task): [string, Rule][] => [
       [`auxiliary.${task}.provider`, oneOf("auto", "main", ...PROVIDERS.filter((p) => p !== "auto"))],

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
+import { estimateCost, type PricingLookup } from "../agent/usage.js";
 import type { ChatMessage } from "../llm/types.js";
-import type { SessionStore } from "./store.js";
+import { messageText, type SessionStore } from "./store.js";
 
 export interface RecorderInfo {
   sessionId: string;
@@ -14,6 +15,17 @@ export interface RecorderInfo {
   messages: () => readonly ChatMessage[];
   /** Told once when persistence fails; the session goes on without it. */
   onFailure: (message: string) => void;
+  /** Prices of the models that answer: usage events add their estimated cost to the row. */
+  pricing?: PricingLookup;
+  /** The session this one was branched from (or continues after compression / for a subagent). */
+  parentSessionId?: string;
+  /** A title for the new row (e.g. /branch NAME). */
+  title?: string;
+  /**
+   * Names the session after its first exchange, in the background; resolves to undefined when it
+   * cannot (the failure is the callee's to log). Never replaces a title the user set.
+   */
+  autoTitle?: (userText: string, replyText: string) => Promise<string | undefined>;
 }
 
 /**
@@ -24,6 +36,8 @@ export class SessionRecorder {
   private created: boolean;
   private failed = false;
   private pendingTitle: string | undefined;
+  private titleAsked = false;
+  private titleJob: Promise<void> | undefined;
 
   constructor(
     private readonly store: SessionStore,
@@ -39,7 +53,10 @@ export class SessionRecorder {
         this.ensureSession();
         this.store.appendMessage(this.info.sessionId, e.message);
       } else if (e.type === "usage" && this.created) {
-        this.store.addUsage(this.info.sessionId, e.call);
+        const cost = this.info.pricing ? estimateCost(e.call, this.info.pricing(e.model, e.provider)) : null;
+        this.store.addUsage(this.info.sessionId, { ...e.call, costUsd: cost ?? 0 });
+      } else if (e.type === "done" && (e.status === "completed" || e.status === "budget_exhausted")) {
+        this.maybeTitle(e.finalText);
       }
     } catch (err) {
       this.failed = true;
@@ -54,6 +71,55 @@ export class SessionRecorder {
     if (this.failed) throw new Error("session history is not being saved");
     if (this.created) this.store.renameSession(this.info.sessionId, title);
     else this.pendingTitle = title;
+  }
+
+  /** Starts the background title call once, after the first answered exchange of an untitled session. */
+  private maybeTitle(finalText: string): void {
+    const autoTitle = this.info.autoTitle;
+    if (!autoTitle || this.titleAsked || !this.created || this.pendingTitle) return;
+    this.titleAsked = true;
+    if (this.store.getSession(this.info.sessionId)?.title) return;
+    const firstUser = this.info.messages().find((m) => m.role === "user");
+    if (!firstUser) return;
+    const id = this.info.sessionId;
+    this.titleJob = autoTitle(messageText(firstUser), finalText)
+      .then((title) => {
+        if (title && !this.failed) this.store.setTitleIfUnset(id, title);
+      })
+      .catch(() => {
+        // Titles are a convenience: the callee logs why it failed.
+      });
+  }
+
+  /** Resolves when a background title call (if any) has finished: awaited before the store closes. */
+  settled(): Promise<void> {
+    return this.titleJob ?? Promise.resolve();
+  }
+
+  /**
+   * Writes a copied history into this new session (a /branch): the row is created with its
+   * parent and title, then every message in one transaction.
+   */
+  copyHistory(messages: readonly ChatMessage[]): void {
+    if (this.failed) throw new Error("session history is not being saved");
+    this.ensureSession();
+    const rest = messages.filter((m) => m.role !== "system");
+    this.store.appendMessages(this.info.sessionId, rest);
+  }
+
+  /** Removes the last `count` stored messages (undo); they mirror the agent's history one to one. */
+  dropLast(count: number): void {
+    if (this.failed || !this.created || count <= 0) return;
+    try {
+      const stored = this.store.loadMessages(this.info.sessionId);
+      const from = stored[Math.max(0, stored.length - count)];
+      if (from) this.store.deleteMessagesFrom(this.info.sessionId, from.seq);
+    } catch (err) {
+      this.failed = true;
+      this.info.onFailure(
+        `Session history is no longer being saved (${(err as Error).message}); this conversation goes on without persistence.`,
+      );
+    }
   }
 
   /** Marks the session ended (normal exit); harmless if nothing was recorded. */
@@ -76,7 +142,8 @@ export class SessionRecorder {
       provider: this.info.provider,
       cwd: this.info.cwd,
       ...(first?.role === "system" ? { systemPrompt: first.content } : {}),
-      ...(this.pendingTitle ? { title: this.pendingTitle } : {}),
+      ...(this.info.parentSessionId ? { parentSessionId: this.info.parentSessionId } : {}),
+      ...((this.pendingTitle ?? this.info.title) ? { title: this.pendingTitle ?? this.info.title } : {}),
     });
     this.created = true;
   }

@@ -102,6 +102,8 @@ export interface SessionStore {
   /** The session with the most recent message (or start): what `hermes -c` continues. */
   latestSession(opts?: { source?: string }): SessionRecord | undefined;
   renameSession(id: string, title: string): boolean;
+  /** Titles the session only if it has no title yet (generated titles never replace the user's). */
+  setTitleIfUnset(id: string, title: string): boolean;
   setSystemPrompt(id: string, systemPrompt: string): void;
   addUsage(id: string, delta: UsageDelta): void;
   endSession(id: string, reason: string): void;
@@ -111,6 +113,10 @@ export interface SessionStore {
   appendMessage(sessionId: string, message: ChatMessage, meta?: MessageMeta): StoredMessage;
   /** Several messages in one transaction (one turn). */
   appendMessages(sessionId: string, messages: ChatMessage[]): void;
+  /** Deletes the messages of a session from position `fromSeq` on (undo); returns how many. */
+  deleteMessagesFrom(sessionId: string, fromSeq: number): number;
+  /** Indexes messages written since the last search or batch; searches call it themselves. */
+  indexPending(): number;
   loadMessages(sessionId: string): StoredMessage[];
   /** Messages of a session with `id` within `window` positions of message `aroundId`. */
   messagesAround(sessionId: string, aroundId: number, window: number): StoredMessage[];

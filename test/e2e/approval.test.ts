@@ -138,7 +138,8 @@ const pty = await loadPty();
 describe.skipIf(pty instanceof PtyUnavailableError)("the approval prompt on a real terminal", () => {
   it("asks in the chat, runs the command on 'o', and refuses it on 'd'", async () => {
     if (pty instanceof PtyUnavailableError) return;
-    const box = boxWithSrc();
+    // The turns below are scripted in order; a chat on a terminal would also ask for a session title.
+    const box = boxWithSrc("approvals:\n  mode: manual\nsessions:\n  auto_title: off\n");
     mkdirSync(join(box.work, "other"));
     fake.enqueue(terminal("rm -rf src"), { text: "removed it" }, terminal("rm -rf other"), {
       text: "kept it",

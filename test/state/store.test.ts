@@ -113,6 +113,79 @@ describe("SqliteSessionStore", () => {
     expect(s.integrityCheck()).toBe("ok");
   });
 
+  it("indexes in batches behind a watermark: searches catch up first, deletes stay in sync", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const s = new SqliteSessionStore(join(dir, "state.db"), { indexBatch: 3 });
+    open.push(s);
+    s.createSession({ id: "a", source: "cli" });
+    const raw = new DatabaseSync(s.path);
+    const indexed = (): number =>
+      Number((raw.prepare("SELECT COUNT(*) AS n FROM messages_fts_docsize").get() as { n: number }).n);
+    const ftsCheck = (): void => {
+      raw.exec("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
+      raw.exec("INSERT INTO messages_fts_trigram(messages_fts_trigram) VALUES ('integrity-check')");
+    };
+    s.appendMessage("a", { role: "user", content: "alpha walrus" });
+    s.appendMessage("a", { role: "assistant", content: "beta walrus 北京旅游" });
+    expect(indexed()).toBe(0); // below the batch: not indexed yet
+    s.appendMessage("a", { role: "user", content: "gamma walrus" });
+    expect(indexed()).toBe(3); // the third append indexed the batch in its transaction
+    s.appendMessages("a", [
+      { role: "assistant", content: "delta narwhal" },
+      { role: "user", content: "epsilon narwhal" },
+    ]);
+    expect(indexed()).toBe(3);
+    // A search indexes what waits, so nothing written is missed.
+    expect(s.search({ query: "narwhal" })).toHaveLength(2);
+    expect(s.search({ query: "arwha" })).toHaveLength(2);
+    expect(indexed()).toBe(5);
+    ftsCheck();
+    // Unindexed rows deleted before any catch-up never reach the index.
+    s.appendMessage("a", { role: "user", content: "zeta okapi" });
+    expect(s.deleteMessagesFrom("a", 5)).toBe(1);
+    expect(s.indexPending()).toBe(0);
+    expect(s.search({ query: "okapi" })).toEqual([]);
+    // Indexed rows deleted leave the index through the trigger.
+    expect(s.deleteMessagesFrom("a", 1)).toBe(4);
+    expect(s.search({ query: "walrus" }).map((h) => h.seq)).toEqual([0]);
+    expect(s.search({ query: "北京" })).toEqual([]);
+    expect(s.getSession("a")?.messageCount).toBe(1);
+    ftsCheck();
+    // Sequence numbers continue after the cut; ids are never reused.
+    const again = s.appendMessage("a", { role: "assistant", content: "eta walrus" });
+    expect(again.seq).toBe(1);
+    expect(s.search({ query: "walrus", sort: "recency" }).map((h) => h.seq)).toEqual([1, 0]);
+    ftsCheck();
+    raw.close();
+  });
+
+  it("migrates a schema-1 database in place: every message kept and searchable", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const path = join(dir, "state.db");
+    const v1 = new DatabaseSync(path);
+    v1.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
+    v1.exec(MIGRATIONS[0]!);
+    v1.exec("INSERT INTO schema_version(version) VALUES (1)");
+    v1.exec("INSERT INTO sessions (id, source, started_at) VALUES ('old', 'cli', 1000)");
+    const ins = v1.prepare(
+      "INSERT INTO messages (session_id, seq, role, content, created_at) VALUES ('old', ?, 'user', ?, 1000)",
+    );
+    for (let i = 0; i < 20; i++) ins.run(i, `message ${i} about kangaroo${i} 東京都庁`);
+    v1.close();
+    const s = new SqliteSessionStore(path);
+    open.push(s);
+    expect(s.schemaVersion).toBe(MIGRATIONS.length);
+    expect(s.loadMessages("old")).toHaveLength(20);
+    expect(s.search({ query: "kangaroo7" }).map((h) => h.seq)).toEqual([7]);
+    expect(s.search({ query: "angaroo1", limit: 100 })).toHaveLength(11);
+    expect(s.search({ query: "京都庁", limit: 100 })).toHaveLength(20);
+    s.appendMessage("old", { role: "user", content: "after the upgrade: wombat" });
+    expect(s.search({ query: "wombat" }).map((h) => h.seq)).toEqual([20]);
+    expect(s.deleteMessagesFrom("old", 15)).toBe(6);
+    expect(s.search({ query: "kangaroo17" })).toEqual([]);
+    expect(s.integrityCheck()).toBe("ok");
+  });
+
   it("resolves sessions by id, unique prefix and title; lists newest first", () => {
     const s = fresh();
     s.createSession({ id: "abc-1", source: "cli", startedAt: 1000 });

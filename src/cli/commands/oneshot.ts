@@ -1,6 +1,7 @@
 import type { AgentEvent, RunStatus } from "../../agent/events.js";
 import { buildUsageReport, UsageTracker, writeUsageReport } from "../../agent/usage.js";
 import { pricingLookup } from "../../llm/models/index.js";
+import { autoTitleEnabled } from "../../state/auto-title.js";
 import { TerminalRenderer } from "../render.js";
 import { createApprovalPrompt } from "../repl/approval-prompt.js";
 import { announceResume, resolveResume } from "../resume.js";
@@ -91,7 +92,11 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
   if (resumed.resume && !opts.quiet) announceResume(resumed.resume);
   if (runtime.storeProblem)
     process.stderr.write(`warning: ${runtime.storeProblem} Sessions are not being saved.\n`);
-  const agent = runtime.newAgent(onEvent, { approve, ...(resumed.resume ? { resume: resumed.resume } : {}) });
+  const agent = runtime.newAgent(onEvent, {
+    approve,
+    autoTitle: autoTitleEnabled(runtime.config.sessions.auto_title, false),
+    ...(resumed.resume ? { resume: resumed.resume } : {}),
+  });
   const removeHandler = installInterruptHandler(() => agent.interrupt());
   let outcome: Outcome = { status: "failed", error: "the run ended unexpectedly", apiCalls: 0 };
   try {

@@ -4,6 +4,7 @@ import type { AgentEvent } from "../../agent/events.js";
 import { formatUsageTable, UsageTracker } from "../../agent/usage.js";
 import { pricingLookup } from "../../llm/models/index.js";
 import type { ChatMessage } from "../../llm/types.js";
+import { autoTitleEnabled } from "../../state/auto-title.js";
 import { messageText, type SessionRecord } from "../../state/store.js";
 import { TerminalRenderer } from "../render.js";
 import { announceResume, resolveResume } from "../resume.js";
@@ -88,9 +89,18 @@ class ReplSession {
     this.agent = runtime.newAgent(this.onAgentEvent, {
       approve: this.approve,
       clarify: this.clarify,
+      autoTitle: this.autoTitle,
       ...(resume ? { resume } : {}),
     });
   }
+
+  /** sessions.auto_title: the chat on a terminal names its sessions by default. */
+  private get autoTitle(): boolean {
+    return autoTitleEnabled(this.runtime.config.sessions.auto_title, Boolean(process.stdin.isTTY));
+  }
+
+  /** /retry: the message to send once the slash command returns. */
+  private resendText: string | undefined;
 
   /** Approval prompts on the chat's own readline; piped input has no one to answer (denied). */
   private readonly approve = process.stdin.isTTY
@@ -186,7 +196,16 @@ class ReplSession {
       return;
     }
     if (!line) return this.rl?.prompt();
-    if (line.startsWith("/") && runSlash(line, this.slashContext())) return this.next();
+    if (line.startsWith("/") && runSlash(line, this.slashContext())) {
+      const again = this.resendText;
+      this.resendText = undefined;
+      if (again === undefined) return this.next();
+      return this.runTurn(again);
+    }
+    return this.runTurn(line);
+  }
+
+  private async runTurn(line: string): Promise<void> {
     this.busy = true;
     const result = await this.agent.runConversation(line);
     this.busy = false;
@@ -216,8 +235,40 @@ class ReplSession {
         this.agent = this.runtime.newAgent(this.onAgentEvent, {
           approve: this.approve,
           clarify: this.clarify,
+          autoTitle: this.autoTitle,
         });
         this.agent.setModel(this.model);
+      },
+      undo: () => {
+        const r = this.agent.rewindToLastUser();
+        if (!r) return undefined;
+        this.runtime.dropStoredMessages(this.agent.sessionId, r.removed);
+        return r.text;
+      },
+      resend: (text) => {
+        this.resendText = text;
+      },
+      branch: (title) => {
+        const parent = this.agent;
+        if (!parent.messages.some((m) => m.role !== "system")) return { error: "nothing to branch from yet" };
+        const parentTitle = this.runtime.sessions?.getSession(parent.sessionId)?.title;
+        const name = title ?? (parentTitle ? `${parentTitle} (branch)` : undefined);
+        try {
+          this.agent = this.runtime.newAgent(this.onAgentEvent, {
+            approve: this.approve,
+            clarify: this.clarify,
+            autoTitle: this.autoTitle,
+            branch: {
+              parentSessionId: parent.sessionId,
+              messages: parent.messages,
+              ...(name ? { title: name } : {}),
+            },
+          });
+        } catch (err) {
+          return { error: (err as Error).message };
+        }
+        this.agent.setModel(this.model);
+        return { id: this.agent.sessionId, saved: this.runtime.sessions !== undefined };
       },
       // The agent's view: a fallback that answered the last request shows until the next one.
       currentModel: () => this.agent.target.model,

@@ -14,6 +14,12 @@ export interface SlashContext {
   setTitle?(title: string): string | undefined;
   /** One line per message of the current conversation. */
   historyLines?(): string[];
+  /** Drops the last user turn and what followed (history and state.db); returns its text. */
+  undo?(): string | undefined;
+  /** Sends `text` as the next user message once the command returns (/retry). */
+  resend?(text: string): void;
+  /** Continues in a copy of this conversation; returns the new session id (or an error message). */
+  branch?(title: string | undefined): { id: string; saved: boolean } | { error: string };
   exit(): void;
 }
 
@@ -44,6 +50,42 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     run: (_arg, ctx) => {
       const lines = ctx.historyLines?.() ?? [];
       ctx.print(lines.length ? lines.join("\n") : "No messages yet.");
+    },
+  },
+  {
+    name: "undo",
+    aliases: [],
+    help: "take back your last message and everything after it",
+    run: (_arg, ctx) => {
+      const text = ctx.undo?.();
+      if (text === undefined) return ctx.print("Nothing to undo.");
+      ctx.print(`Undone: "${text.length > 60 ? `${text.slice(0, 60)}…` : text}"`);
+    },
+  },
+  {
+    name: "retry",
+    aliases: [],
+    help: "send your last message again (its previous answer is dropped)",
+    run: (_arg, ctx) => {
+      const text = ctx.undo?.();
+      if (text === undefined) return ctx.print("Nothing to retry.");
+      ctx.print("Retrying your last message…");
+      ctx.resend?.(text);
+    },
+  },
+  {
+    name: "branch",
+    aliases: ["fork"],
+    args: "[title]",
+    help: "continue in a copy of this session (the original stays as it is)",
+    run: (arg, ctx) => {
+      const r = ctx.branch?.(arg || undefined) ?? { error: "branching is not available here" };
+      if ("error" in r) return ctx.print(`Cannot branch: ${r.error}`);
+      ctx.print(
+        r.saved
+          ? `Branched into session ${r.id}; the original is unchanged ('hermes -r ${r.id}' comes back here).`
+          : `Branched into session ${r.id} (not saved: the session store is unavailable).`,
+      );
     },
   },
   {

@@ -73,4 +73,38 @@ export const MIGRATIONS: readonly string[] = [
       VALUES (new.id, new.content, new.tool_name, new.tool_calls);
   END;
   `,
+  // 2: deferred full-text indexing. Inserts no longer feed both FTS5 indexes row by row (one small
+  // segment flush per turn made the trigram index most of an insert's cost); the store indexes new
+  // rows in batches up to a watermark (fts_state.indexed_upto), always before a search. AUTOINCREMENT
+  // ids are never reused, so "id > watermark" is exactly the unindexed rows. Deletes and updates of
+  // indexed rows stay in sync through triggers. The created_at index had no reader. No row is touched.
+  `
+  DROP TRIGGER messages_ai;
+  DROP TRIGGER messages_ad;
+  DROP TRIGGER messages_au;
+  DROP INDEX idx_messages_created;
+  CREATE TABLE fts_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    indexed_upto INTEGER NOT NULL
+  );
+  INSERT INTO fts_state (id, indexed_upto) VALUES (1, COALESCE((SELECT MAX(id) FROM messages), 0));
+  CREATE TRIGGER messages_ad AFTER DELETE ON messages
+  WHEN old.id <= (SELECT indexed_upto FROM fts_state WHERE id = 1) BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+  END;
+  CREATE TRIGGER messages_au AFTER UPDATE ON messages
+  WHEN old.id <= (SELECT indexed_upto FROM fts_state WHERE id = 1) BEGIN
+    INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name, tool_calls)
+      VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+    INSERT INTO messages_fts(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+    INSERT INTO messages_fts_trigram(rowid, content, tool_name, tool_calls)
+      VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+  END;
+  `,
 ];

@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ChatMessage } from "../../llm/types.js";
 import {
   type MessageMeta,
@@ -13,88 +13,28 @@ import {
   type StoreStats,
   type UsageDelta,
 } from "../store.js";
+import {
+  CJK,
+  describeOpenError,
+  type Row,
+  toColumns,
+  toFtsQuery,
+  toMessage,
+  toSession,
+  trigramQuery,
+} from "./rows.js";
 import { MIGRATIONS } from "./schema.js";
+import { runFtsSearch } from "./search.js";
 
-type Row = Record<string, SQLInputValue>;
+export { toFtsQuery } from "./rows.js";
 
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
-
-/** Turns user text into an FTS5 query: each word quoted (no syntax errors), prefix match on the last. */
-export function toFtsQuery(text: string): string {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return words.map((w) => `"${w}"`).join(" ");
-}
-
-const trigramQuery = (text: string): string => `"${text.trim().replace(/"/g, '""')}"`;
-
-function describeOpenError(path: string, err: unknown): StateStoreError {
-  const e = err as { message?: string; errcode?: number; errstr?: string };
-  const msg = e.message ?? String(err);
-  const code = (e.errcode ?? 0) & 0xff;
-  if (code === 5 || code === 6 || /locked|busy/i.test(msg)) {
-    return new StateStoreError(
-      `The session database ${path} is locked by another process (${msg}). Close other hermes instances and try again.`,
-      "locked",
-    );
-  }
-  if (code === 11 || code === 26 || /malformed|not a database|corrupt/i.test(msg)) {
-    return new StateStoreError(
-      `The session database ${path} is damaged (${msg}). It was left untouched; move it aside (e.g. 'mv state.db state.db.bad') to start a fresh one, or repair it with the sqlite3 '.recover' command.`,
-      "corrupt",
-    );
-  }
-  return new StateStoreError(`Cannot use the session database ${path}: ${msg}`, "other");
-}
-
-function toSession(r: Row): SessionRecord {
-  return {
-    id: String(r.id),
-    source: String(r.source),
-    model: (r.model as string | null) ?? null,
-    provider: (r.provider as string | null) ?? null,
-    title: (r.title as string | null) ?? null,
-    parentSessionId: (r.parent_session_id as string | null) ?? null,
-    cwd: (r.cwd as string | null) ?? null,
-    systemPrompt: (r.system_prompt as string | null) ?? null,
-    startedAt: Number(r.started_at),
-    endedAt: r.ended_at === null ? null : Number(r.ended_at),
-    endReason: (r.end_reason as string | null) ?? null,
-    inputTokens: Number(r.input_tokens),
-    outputTokens: Number(r.output_tokens),
-    cacheReadTokens: Number(r.cache_read_tokens),
-    cacheWriteTokens: Number(r.cache_write_tokens),
-    reasoningTokens: Number(r.reasoning_tokens),
-    costUsd: Number(r.cost_usd),
-    messageCount: Number(r.message_count),
-  };
-}
-
-function toMessage(r: Row): StoredMessage {
-  const extra = r.extra ? (JSON.parse(String(r.extra)) as Record<string, unknown>) : {};
-  const role = String(r.role);
-  const content = r.content === null ? null : String(r.content);
-  let message: ChatMessage;
-  if (role === "assistant") {
-    message = { role, content };
-    if (r.tool_calls) message.tool_calls = JSON.parse(String(r.tool_calls));
-    if (r.reasoning !== null) message.reasoning = String(r.reasoning);
-    if (extra.thinking_blocks) message.thinking_blocks = extra.thinking_blocks as never;
-    if (extra.reasoning_items) message.reasoning_items = extra.reasoning_items as never;
-  } else if (role === "tool") {
-    message = { role, tool_call_id: String(r.tool_call_id ?? ""), content: content ?? "" };
-    if (r.tool_name !== null) message.name = String(r.tool_name);
-  } else if (role === "user") {
-    message = { role, content: extra.content_parts ? (extra.content_parts as never) : (content ?? "") };
-  } else {
-    message = { role: "system", content: content ?? "" };
-  }
-  return {
-    id: Number(r.id),
-    sessionId: String(r.session_id),
-    seq: Number(r.seq),
-    createdAt: Number(r.created_at),
-    message,
-  };
+export interface SqliteStoreOptions {
+  /**
+   * Unindexed messages that make an append index them in the same transaction (default 512).
+   * Batching is what makes indexing cheap: one FTS5 segment per batch instead of one per turn.
+   * `Infinity` leaves indexing to `indexPending()` and searches (benchmarks).
+   */
+  indexBatch?: number;
 }
 
 /** The default store: SQLite through node:sqlite, WAL, one file per profile (HERMES_HOME/state.db). */
@@ -102,9 +42,21 @@ export class SqliteSessionStore implements SessionStore {
   private readonly db: DatabaseSync;
   private readonly stmts = new Map<string, StatementSync>();
   private readonly nextSeq = new Map<string, number>();
+  private readonly indexBatch: number;
+  /** Messages were written through this handle: close() indexes what is left. */
+  private wrote = false;
+  /**
+   * Last watermark seen. Another process only moves it forward, so a stale value can only make an
+   * append look at the real one early, never skip indexing.
+   */
+  private knownUpto = 0;
 
   /** Opens (and migrates) the database. Throws StateStoreError; never deletes or rewrites a bad file. */
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    opts: SqliteStoreOptions = {},
+  ) {
+    this.indexBatch = opts.indexBatch ?? 512;
     try {
       this.db = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true });
     } catch (err) {
@@ -118,6 +70,7 @@ export class SqliteSessionStore implements SessionStore {
       // FTS5 segment merges are page-heavy: a bigger cache keeps inserts fast on large stores.
       this.db.exec("PRAGMA cache_size = -65536");
       this.db.exec("PRAGMA temp_store = MEMORY");
+      this.db.exec("PRAGMA wal_autocheckpoint = 4000");
       this.migrate();
     } catch (err) {
       try {
@@ -233,6 +186,13 @@ export class SqliteSessionStore implements SessionStore {
     return this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id).changes > 0;
   }
 
+  setTitleIfUnset(id: string, title: string): boolean {
+    return (
+      this.st("UPDATE sessions SET title = ? WHERE id = ? AND (title IS NULL OR title = '')").run(title, id)
+        .changes > 0
+    );
+  }
+
   setSystemPrompt(id: string, systemPrompt: string): void {
     this.st("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(systemPrompt, id);
   }
@@ -294,28 +254,7 @@ export class SqliteSessionStore implements SessionStore {
   private insert(sessionId: string, m: ChatMessage, meta: MessageMeta): StoredMessage {
     const seq = this.seqFor(sessionId);
     const createdAt = meta.createdAt ?? Date.now();
-    const extra: Record<string, unknown> = {};
-    let content: string | null;
-    let toolCalls: string | null = null;
-    let toolCallId: string | null = null;
-    let toolName: string | null = null;
-    let reasoning: string | null = null;
-    if (m.role === "assistant") {
-      content = m.content;
-      if (m.tool_calls?.length) toolCalls = JSON.stringify(m.tool_calls);
-      reasoning = m.reasoning ?? null;
-      if (m.thinking_blocks?.length) extra.thinking_blocks = m.thinking_blocks;
-      if (m.reasoning_items?.length) extra.reasoning_items = m.reasoning_items;
-    } else if (m.role === "tool") {
-      content = m.content;
-      toolCallId = m.tool_call_id;
-      toolName = m.name ?? null;
-    } else if (m.role === "user" && typeof m.content !== "string") {
-      content = m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
-      extra.content_parts = m.content;
-    } else {
-      content = m.content as string;
-    }
+    const { content, toolCalls, toolCallId, toolName, reasoning, extra } = toColumns(m);
     const r = this.st(
       `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, reasoning,
        extra, created_at, token_count, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -328,36 +267,103 @@ export class SqliteSessionStore implements SessionStore {
       toolCallId,
       toolName,
       reasoning,
-      Object.keys(extra).length ? JSON.stringify(extra) : null,
+      extra,
       createdAt,
       meta.tokenCount ?? null,
       meta.finishReason ?? null,
     );
-    this.st("UPDATE sessions SET message_count = message_count + 1, last_active_at = ? WHERE id = ?").run(
-      createdAt,
+    return { id: Number(r.lastInsertRowid), sessionId, seq, createdAt, message: m };
+  }
+
+  /** Session counters once per batch, then the index catch-up when enough rows wait for it. */
+  private afterInsert(sessionId: string, count: number, lastAt: number, lastId: number): void {
+    this.st("UPDATE sessions SET message_count = message_count + ?, last_active_at = ? WHERE id = ?").run(
+      count,
+      lastAt,
       sessionId,
     );
-    return { id: Number(r.lastInsertRowid), sessionId, seq, createdAt, message: m };
+    this.wrote = true;
+    if (lastId - this.knownUpto >= this.indexBatch) this.indexUpTo(lastId);
   }
 
   appendMessage(sessionId: string, message: ChatMessage, meta: MessageMeta = {}): StoredMessage {
     try {
-      return this.tx(() => this.insert(sessionId, message, meta));
+      return this.tx(() => {
+        const stored = this.insert(sessionId, message, meta);
+        this.afterInsert(sessionId, 1, stored.createdAt, stored.id);
+        return stored;
+      });
     } catch (err) {
       this.nextSeq.delete(sessionId);
+      this.knownUpto = 0;
       throw err;
     }
   }
 
   appendMessages(sessionId: string, messages: ChatMessage[]): void {
+    if (messages.length === 0) return;
     try {
       this.tx(() => {
-        for (const m of messages) this.insert(sessionId, m, {});
+        let last: StoredMessage | undefined;
+        for (const m of messages) last = this.insert(sessionId, m, {});
+        this.afterInsert(sessionId, messages.length, last!.createdAt, last!.id);
       });
     } catch (err) {
       this.nextSeq.delete(sessionId);
+      this.knownUpto = 0;
       throw err;
     }
+  }
+
+  /** Drops messages from `fromSeq` on (undo); the indexes follow through the delete trigger. */
+  deleteMessagesFrom(sessionId: string, fromSeq: number): number {
+    try {
+      return this.tx(() => {
+        const n = this.st("DELETE FROM messages WHERE session_id = ? AND seq >= ?").run(
+          sessionId,
+          fromSeq,
+        ).changes;
+        const last = this.st("SELECT MAX(created_at) AS t FROM messages WHERE session_id = ?").get(
+          sessionId,
+        ) as Row;
+        this.st(
+          "UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?), last_active_at = COALESCE(?, started_at) WHERE id = ?",
+        ).run(sessionId, last.t ?? null, sessionId);
+        return Number(n);
+      });
+    } finally {
+      this.nextSeq.delete(sessionId);
+    }
+  }
+
+  private indexedUpto(): number {
+    this.knownUpto = Number((this.st("SELECT indexed_upto AS u FROM fts_state WHERE id = 1").get() as Row).u);
+    return this.knownUpto;
+  }
+
+  /** Indexes messages with upto < id <= `lastId` into both FTS5 tables (inside a transaction). */
+  private indexUpTo(lastId: number): number {
+    const from = this.indexedUpto();
+    if (lastId <= from) return 0;
+    for (const table of ["messages_fts", "messages_fts_trigram"]) {
+      this.st(
+        `INSERT INTO ${table}(rowid, content, tool_name, tool_calls)
+         SELECT id, content, tool_name, tool_calls FROM messages WHERE id > ? AND id <= ? ORDER BY id`,
+      ).run(from, lastId);
+    }
+    this.st("UPDATE fts_state SET indexed_upto = ? WHERE id = 1").run(lastId);
+    this.knownUpto = lastId;
+    return lastId - from;
+  }
+
+  /** Brings the full-text indexes up to date (searches do this first); returns the id span indexed. */
+  indexPending(): number {
+    const max = this.st("SELECT MAX(id) AS m FROM messages").get() as Row;
+    if (max.m === null || Number(max.m) <= this.indexedUpto()) return 0;
+    return this.tx(() => {
+      const top = Number((this.st("SELECT MAX(id) AS m FROM messages").get() as Row).m ?? 0);
+      return this.indexUpTo(top);
+    });
   }
 
   loadMessages(sessionId: string): StoredMessage[] {
@@ -385,47 +391,21 @@ export class SqliteSessionStore implements SessionStore {
     const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
     const text = opts.query.trim();
     if (!text) return [];
+    try {
+      this.indexPending();
+    } catch {
+      // Busy with another writer: search what is indexed; the next search catches up.
+    }
     const words = toFtsQuery(text);
     // Words first (ranked by bm25); CJK text and substrings go through the trigram index.
     const attempts: Array<{ table: string; q: string }> = [];
     if (words && !CJK.test(text)) attempts.push({ table: "messages_fts", q: words });
     if ([...text].length >= 3) attempts.push({ table: "messages_fts_trigram", q: trigramQuery(text) });
     for (const { table, q } of attempts) {
-      const hits = this.runSearch(table, q, opts, limit);
+      const hits = runFtsSearch(this.db, table, q, opts, limit);
       if (hits.length) return hits;
     }
     return [];
-  }
-
-  private runSearch(table: string, q: string, opts: SearchOptions, limit: number): SearchHit[] {
-    const where: string[] = [`${table} MATCH ?`];
-    const params: SQLInputValue[] = [q];
-    if (opts.role) {
-      where.push("m.role = ?");
-      params.push(opts.role);
-    }
-    for (const id of opts.excludeSessionIds ?? []) {
-      where.push("m.session_id <> ?");
-      params.push(id);
-    }
-    // Message ids grow with time: FTS5 walks rowids backwards without sorting every match. Substring
-    // (trigram) hits have no useful rank and can be numerous: newest first as well.
-    const byRowid = opts.sort === "recency" || table === "messages_fts_trigram";
-    const order = byRowid ? `${table}.rowid DESC` : `${table}.rank`;
-    const sql = `SELECT m.id, m.session_id, m.role, m.seq, m.created_at, s.title,
-        snippet(${table}, -1, '>>>', '<<<', '…', 16) AS snip
-      FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id
-      WHERE ${where.join(" AND ")} ORDER BY ${order} LIMIT ?`;
-    params.push(limit);
-    return (this.db.prepare(sql).all(...params) as Row[]).map((r) => ({
-      messageId: Number(r.id),
-      sessionId: String(r.session_id),
-      sessionTitle: (r.title as string | null) ?? null,
-      role: String(r.role),
-      seq: Number(r.seq),
-      createdAt: Number(r.created_at),
-      snippet: String(r.snip ?? ""),
-    }));
   }
 
   stats(): StoreStats {
@@ -460,12 +440,19 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   close(): void {
+    if (this.wrote && this.db.isOpen) {
+      try {
+        this.indexPending();
+      } catch {
+        // Left for the next search or append, which index from the watermark.
+      }
+    }
     this.stmts.clear();
     if (this.db.isOpen) this.db.close();
   }
 }
 
 /** Opens the store at `path`; see SqliteSessionStore. */
-export function openSqliteStore(path: string): SqliteSessionStore {
-  return new SqliteSessionStore(path);
+export function openSqliteStore(path: string, opts: SqliteStoreOptions = {}): SqliteSessionStore {
+  return new SqliteSessionStore(path, opts);
 }

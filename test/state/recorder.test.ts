@@ -1,0 +1,184 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { DEFAULT_CONFIG } from "../../src/core/config-defaults.js";
+import { CONFIG_RULES } from "../../src/core/config-rules.js";
+import type { ChatMessage } from "../../src/llm/types.js";
+import {
+  autoTitleEnabled,
+  cleanTitle,
+  TITLE_INSTRUCTION,
+  titleMessages,
+} from "../../src/state/auto-title.js";
+import { type RecorderInfo, SessionRecorder } from "../../src/state/recorder.js";
+import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
+
+let store: SqliteSessionStore;
+afterEach(() => store?.close());
+
+function setup(messages: ChatMessage[], extra: Partial<RecorderInfo> = {}): SessionRecorder {
+  store = new SqliteSessionStore(join(mkdtempSync(join(tmpdir(), "hermes-rec-")), "state.db"));
+  return new SessionRecorder(store, {
+    sessionId: "s1",
+    source: "cli",
+    model: "m",
+    provider: "p",
+    cwd: "/tmp",
+    resumed: false,
+    messages: () => messages,
+    onFailure: () => {},
+    ...extra,
+  });
+}
+
+function feed(rec: SessionRecorder, messages: ChatMessage[], ...more: ChatMessage[]): void {
+  for (const m of more) {
+    messages.push(m);
+    rec.handle({ type: "message", message: m });
+  }
+}
+
+const usage = (input: number, output: number): AgentEvent => ({
+  type: "usage",
+  call: {
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  },
+  total: {
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  },
+  model: "priced-model",
+  provider: "p",
+});
+
+describe("SessionRecorder bookkeeping", () => {
+  it("adds token counters and the estimated cost of each call to the session row", () => {
+    const msgs: ChatMessage[] = [];
+    const rec = setup(msgs, {
+      pricing: (model) => (model === "priced-model" ? { input: 2, output: 10 } : undefined),
+    });
+    feed(rec, msgs, { role: "user", content: "hi" });
+    rec.handle(usage(1_000_000, 100_000));
+    rec.handle(usage(500_000, 0));
+    rec.handle({ ...usage(1000, 1000), model: "unpriced" } as AgentEvent);
+    expect(store.getSession("s1")).toMatchObject({
+      inputTokens: 1_501_000,
+      outputTokens: 101_000,
+      costUsd: 4,
+    });
+  });
+
+  it("copies a branch's history into a new row that names its parent, and drops the last messages", () => {
+    const parent: ChatMessage[] = [
+      { role: "system", content: "SYS" },
+      { role: "user", content: "one" },
+      { role: "assistant", content: "two" },
+    ];
+    const rec = setup([...parent], { parentSessionId: "p0", title: "side path" });
+    store.createSession({ id: "p0", source: "cli" });
+    rec.copyHistory(parent);
+    expect(store.getSession("s1")).toMatchObject({
+      parentSessionId: "p0",
+      title: "side path",
+      systemPrompt: "SYS",
+      messageCount: 2,
+    });
+    rec.dropLast(1);
+    expect(store.loadMessages("s1").map((m) => m.message.role)).toEqual(["user"]);
+    expect(store.getSession("s1")?.messageCount).toBe(1);
+  });
+
+  it("titles an untitled session once after the first answer, in the background, never over a user title", async () => {
+    const msgs: ChatMessage[] = [];
+    const asked: string[][] = [];
+    const rec = setup(msgs, {
+      autoTitle: async (u, r) => {
+        asked.push([u, r]);
+        return "Planning a trip";
+      },
+    });
+    feed(rec, msgs, { role: "user", content: "help me plan a trip" }, { role: "assistant", content: "sure" });
+    rec.handle({ type: "done", status: "completed", finalText: "sure" });
+    rec.handle({ type: "done", status: "completed", finalText: "again" });
+    await rec.settled();
+    expect(asked).toEqual([["help me plan a trip", "sure"]]);
+    expect(store.getSession("s1")?.title).toBe("Planning a trip");
+
+    // The user's /title wins, even when it lands while the call runs.
+    const msgs2: ChatMessage[] = [];
+    let release: (t: string | undefined) => void = () => {};
+    const rec2 = new SessionRecorder(store, {
+      sessionId: "s2",
+      source: "cli",
+      model: "m",
+      provider: "p",
+      cwd: "/",
+      resumed: false,
+      messages: () => msgs2,
+      onFailure: () => {},
+      autoTitle: () => new Promise((r) => (release = r)),
+    });
+    feed(rec2, msgs2, { role: "user", content: "x" });
+    rec2.handle({ type: "done", status: "completed", finalText: "y" });
+    rec2.setTitle("mine");
+    release("generated");
+    await rec2.settled();
+    expect(store.getSession("s2")?.title).toBe("mine");
+
+    // A failed or empty answer leaves no title and raises nothing.
+    const msgs3: ChatMessage[] = [];
+    const rec3 = new SessionRecorder(store, {
+      sessionId: "s3",
+      source: "cli",
+      model: "m",
+      provider: "p",
+      cwd: "/",
+      resumed: false,
+      messages: () => msgs3,
+      onFailure: () => {},
+      autoTitle: () => Promise.reject(new Error("down")),
+    });
+    feed(rec3, msgs3, { role: "user", content: "x" });
+    rec3.handle({ type: "done", status: "failed", finalText: "" });
+    rec3.handle({ type: "done", status: "completed", finalText: "y" });
+    await rec3.settled();
+    expect(store.getSession("s3")?.title).toBeNull();
+  });
+});
+
+describe("title helpers", () => {
+  it("cleans a model's answer into one short line", () => {
+    expect(cleanTitle('Title: "Fixing the nginx proxy."\nextra')).toBe("Fixing the nginx proxy");
+    expect(cleanTitle("<think>hmm</think>\n\n  Débogage du build  ")).toBe("Débogage du build");
+    expect(cleanTitle("   \n")).toBeUndefined();
+    expect([...(cleanTitle("x".repeat(200)) ?? "")].length).toBe(60);
+  });
+
+  it("builds a request that opens with our instruction and carries both sides of the exchange", () => {
+    const m = titleMessages("question?", "answer!");
+    expect(m[0]).toEqual({ role: "system", content: TITLE_INSTRUCTION });
+    expect(String(m[1]!.content)).toContain("question?");
+    expect(String(m[1]!.content)).toContain("answer!");
+  });
+
+  it("follows sessions.auto_title: chat = interactive only, always, off", () => {
+    expect(autoTitleEnabled("chat", true)).toBe(true);
+    expect(autoTitleEnabled("chat", false)).toBe(false);
+    expect(autoTitleEnabled("always", false)).toBe(true);
+    expect(autoTitleEnabled("off", true)).toBe(false);
+    expect(DEFAULT_CONFIG.sessions.auto_title).toBe("chat");
+    expect(CONFIG_RULES["sessions.auto_title"]!("sometimes")).toMatch(
+      /must be one of "chat", "always", "off"/,
+    );
+    expect(CONFIG_RULES["sessions.auto_title"]!("off")).toBeUndefined();
+  });
+});
