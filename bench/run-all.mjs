@@ -10,6 +10,7 @@ for (const script of [
   "terminal.mjs",
   "classify-and-retry.mjs",
   "state.mjs",
+  "compression.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { HermesConfig } from "../core/config.js";
+import { callAuxiliary } from "../llm/auxiliary.js";
+import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
 import { streamLlm } from "../llm/registry.js";
 import {
@@ -18,15 +20,18 @@ import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
 import type { ClarifyFn, SessionSearchService, ToolContext, ToolNotices } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
+import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { IterationBudget } from "./budget.js";
+import { ContextCompressor, type ContextEngine, overheadWarning } from "./compression/index.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
+import { createDelegationService, type DelegationSettings } from "./delegation.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
 import { createMemoryStore, type MemoryProvider, type MemoryStore } from "./memory/index.js";
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
-import { TODO_ERROR_HINT, TODO_NUDGE_NOTE, TodoList } from "./todo.js";
+import { preservedTodoBlock, TODO_ERROR_HINT, TODO_NUDGE_NOTE, TodoList } from "./todo.js";
 import { prepareToolCalls } from "./tool-calls.js";
 import { runToolBatch } from "./tool-runner.js";
 import { saveTrajectory } from "./trajectory.js";
@@ -69,6 +74,8 @@ export interface AgentOptions {
   clarify?: ClarifyFn;
   /** The session store, read-only, for session_search. */
   sessions?: SessionSearchService;
+  /** This agent's place in a delegation tree and how its children are built (delegate_task). */
+  delegation?: DelegationSettings;
 }
 
 export interface RunResult {
@@ -96,7 +103,8 @@ const NOT_EXECUTED = JSON.stringify({
  * the first run and reused byte-for-byte; history only grows (prompt-cache rule).
  */
 export class Agent {
-  readonly sessionId: string;
+  /** Changes when compression continues the conversation as a new, linked session. */
+  private currentSessionId: string;
   readonly taskId: string;
   readonly platform: string;
   readonly totalUsage: Usage = emptyUsage();
@@ -112,6 +120,11 @@ export class Agent {
   readonly memory: MemoryStore | undefined;
   /** This session's task list (todo tool); never part of the system prompt. */
   readonly todos = new TodoList();
+  /** The context engine (compression.enabled); undefined when compression is off. */
+  readonly context: ContextEngine | undefined;
+  /** Uncorrected estimate of the last request, compared with the provider's count to calibrate. */
+  private lastRawEstimate = 0;
+  private overheadWarned = false;
   private abort: AbortController | undefined;
   private steerQueue: string[] = [];
   /** Tool notices (background process finished, watched output) waiting for the next delivery. */
@@ -131,7 +144,7 @@ export class Agent {
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
-    this.sessionId = opts.sessionId ?? randomUUID();
+    this.currentSessionId = opts.sessionId ?? randomUUID();
     this.taskId = opts.taskId ?? this.sessionId;
     this.platform = opts.platform ?? "cli";
     // Dispatch per request: a fallback may speak another wire protocol than the primary.
@@ -144,6 +157,102 @@ export class Agent {
       m && (m.memory_enabled || m.user_profile_enabled)
         ? createMemoryStore(opts.home, opts.config)
         : undefined;
+    const c = opts.config.compression;
+    if (c?.enabled && !opts.compressor) {
+      this.context = new ContextCompressor({
+        settings: c,
+        contextLength: this.contextLengthOf(opts.target),
+        redact: (text) => redactSecrets(text, opts.home),
+        summarise: async (messages, maxTokens) => {
+          const r = await callAuxiliary("compression", messages, {
+            main: this.opts.target,
+            settings: opts.config.auxiliary,
+            customBaseUrl: opts.config.model.base_url,
+            customModel: opts.config.model.default,
+            home: opts.home,
+            maxTokens,
+            temperature: 0.2,
+          });
+          return r.ok ? { ok: true, text: r.text } : { ok: false, error: r.error.message };
+        },
+      });
+    }
+  }
+
+  get sessionId(): string {
+    return this.currentSessionId;
+  }
+
+  private contextLengthOf(target: ModelTarget): number | undefined {
+    return getModelInfo(target, { home: this.opts.home }).contextLength;
+  }
+
+  /**
+   * Compresses the history now (`/compress [focus]`, automatic threshold, context overflow). On
+   * success the conversation continues as a new session linked to the old one. Never throws.
+   */
+  async compressContext(
+    reason: string,
+    focus?: string,
+  ): Promise<{ ok: boolean; message: string; tokensBefore: number; tokensAfter: number }> {
+    const engine = this.context;
+    if (!engine) return { ok: false, message: "Compression is disabled", tokensBefore: 0, tokensAfter: 0 };
+    const overhead = engine.estimator.request([], this.tools ?? []);
+    const todo = preservedTodoBlock(this.todos.snapshot());
+    const result = await engine.compress(this.messages, {
+      overheadTokens: overhead,
+      ...(focus ? { focus, forceSummary: true } : {}),
+      ...(todo ? { extraContext: todo } : {}),
+    });
+    const { tokensBefore, tokensAfter } = result;
+    if (!result.compressed || result.mode === "none") {
+      return { ok: false, message: "Nothing to compress yet", tokensBefore, tokensAfter };
+    }
+    const rest = result.messages[0]?.role === "system" ? result.messages.slice(1) : result.messages;
+    this.history.splice(0, this.history.length, ...rest);
+    const parent = this.currentSessionId;
+    this.currentSessionId = randomUUID();
+    const message = `${reason}: ~${tokensBefore.toLocaleString("en-US")} → ~${tokensAfter.toLocaleString("en-US")} tokens (${result.mode})`;
+    this.emit({ type: "status", kind: "compress", message });
+    if (result.warning) this.emit({ type: "status", kind: "warning", message: result.warning });
+    this.emit({
+      type: "compression",
+      parentSessionId: parent,
+      sessionId: this.currentSessionId,
+      messages: [...this.messages],
+      tokensBefore,
+      tokensAfter,
+      mode: result.mode,
+    });
+    return { ok: true, message, tokensBefore, tokensAfter };
+  }
+
+  /** The provider refused the request as too long: the real window is smaller than assumed. */
+  private async compressAfterOverflow(reason: string): Promise<boolean> {
+    const engine = this.context;
+    if (!engine) return false;
+    const rejected = engine.estimator.request(this.messages, this.tools ?? []);
+    if (rejected < engine.contextLength) engine.updateModel(Math.floor(rejected * 0.9));
+    return (await this.compressContext(`Context overflow (${reason})`)).ok;
+  }
+
+  /** Before a model call: compress when the request would cross the threshold (§7.8 limits repeats). */
+  private async compressIfNeeded(tools: readonly ToolDefinition[]): Promise<void> {
+    const engine = this.context;
+    if (!engine) return;
+    if (!this.overheadWarned) {
+      this.overheadWarned = true;
+      const warning = overheadWarning(
+        this.systemPrompt ?? "",
+        tools,
+        engine.contextLength,
+        engine.thresholdTokens,
+      );
+      if (warning) this.emit({ type: "status", kind: "warning", message: warning });
+    }
+    const estimate = engine.estimator.request(this.messages, tools);
+    if (engine.shouldCompress(estimate)) await this.compressContext("Context near the limit");
+    this.lastRawEstimate = engine.estimator.raw(this.messages, tools);
   }
 
   /** The conversation as sent to the model (system prompt first once built). */
@@ -297,11 +406,19 @@ export class Agent {
       this.activity.apiCalls += 1;
       this.touch("waiting for the model");
       this.emit({ type: "turn_start", apiCall: apiCalls });
+      await this.compressIfNeeded(withTools);
       const result = await callModel({
         streamFn: this.streamFn,
         buildRequest: (target) => ({ target, messages: this.messages, tools: withTools, signal }),
         router: this.router,
         ...(this.opts.compressor ? { compressor: this.opts.compressor } : {}),
+        ...(!this.opts.compressor && this.context
+          ? {
+              compressor: {
+                compress: (reason: string) => this.compressAfterOverflow(reason),
+              },
+            }
+          : {}),
         onModelSwitch: (target) => this.useTarget(target),
         maxRetries: this.opts.maxRetries ?? this.opts.config.agent.api_max_retries,
         retryBaseDelayMs: this.opts.retryBaseDelayMs ?? this.opts.config.agent.retry_base_delay * 1000,
@@ -313,6 +430,9 @@ export class Agent {
       });
       const callUsage = result.usage;
       if (callUsage) {
+        // The provider's own count corrects the estimator (only for the request it was made for).
+        if (callUsage.inputTokens > 0 && this.lastRawEstimate > 0)
+          this.context?.estimator.calibrate(this.lastRawEstimate, callUsage.inputTokens);
         addUsage(usage, callUsage);
         addUsage(this.totalUsage, callUsage);
         const { model, provider } = this.opts.target;
@@ -429,6 +549,16 @@ export class Agent {
       todos: this.todos,
       ...(this.opts.clarify ? { clarify: this.opts.clarify } : {}),
       ...(this.opts.sessions ? { sessions: this.opts.sessions } : {}),
+      delegate: createDelegationService({
+        options: this.opts,
+        sessionId: this.sessionId,
+        taskId: this.taskId,
+        signal,
+        notices: this.notices,
+        emit: (e) => this.emit(e),
+        touch: (d) => this.touch(d),
+        create: (o) => new Agent(o),
+      }),
     };
   }
 
@@ -437,7 +567,10 @@ export class Agent {
     const before = this.opts.target;
     this.opts.target = target;
     const same = before.provider === target.provider && before.model === target.model;
-    if (!same || before.baseUrl !== target.baseUrl) this.opts.onModelSwitch?.(target);
+    if (!same || before.baseUrl !== target.baseUrl) {
+      this.context?.updateModel(this.contextLengthOf(target));
+      this.opts.onModelSwitch?.(target);
+    }
   }
 
   private takeNotices(): string {

@@ -30,6 +30,32 @@ export type AgentEvent =
   | { type: "usage"; call: Usage; total: Usage; model: string; provider: string }
   /** A message appended to the history (the hook for persistence). */
   | { type: "message"; message: ChatMessage }
-  | { type: "done"; status: RunStatus; finalText: string; error?: ClassifiedError };
+  | { type: "done"; status: RunStatus; finalText: string; error?: ClassifiedError }
+  /**
+   * The history was compressed: the conversation continues as session `sessionId`, linked to
+   * `parentSessionId`, with `messages` (system prompt first) as its whole history.
+   */
+  | {
+      type: "compression";
+      parentSessionId: string;
+      sessionId: string;
+      messages: ChatMessage[];
+      tokensBefore: number;
+      tokensAfter: number;
+      mode: "pruned" | "summary" | "fallback";
+    }
+  /** Progress of a delegated child (delegate_task): started, ran a tool, finished (with its status). */
+  | SubagentEvent;
+
+export type SubagentEvent = {
+  type: "subagent";
+  phase: "start" | "tool" | "end";
+  /** The child's session id. */
+  childId: string;
+  depth: number;
+  goal: string;
+  tool?: string;
+  status?: string;
+};
 
 export type AgentEventListener = (event: AgentEvent) => void;

@@ -57,11 +57,18 @@ interface Row {
 /** Accumulates usage per model. `handle` is an AgentEventListener; it ignores other events. */
 export class UsageTracker {
   private rows = new Map<string, Row>();
+  /** Context compressions in this chat and the prompt tokens they freed (estimated). */
+  compressions = 0;
+  tokensSaved = 0;
 
   constructor(private readonly pricing: PricingLookup) {}
 
   handle = (event: AgentEvent): void => {
     if (event.type === "usage") this.record(event.model, event.provider, event.call);
+    else if (event.type === "compression") {
+      this.compressions += 1;
+      this.tokensSaved += Math.max(0, event.tokensBefore - event.tokensAfter);
+    }
   };
 
   record(model: string, provider: string, usage: Usage): void {
@@ -77,6 +84,8 @@ export class UsageTracker {
 
   reset(): void {
     this.rows = new Map();
+    this.compressions = 0;
+    this.tokensSaved = 0;
   }
 
   byModel(): ModelUsage[] {
@@ -146,7 +155,8 @@ export function formatUsageTable(tracker: UsageTracker): string {
   const render = (r: string[]) =>
     r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ");
   const note = "Input includes cached tokens; costs are estimates from list prices.";
-  return [...table.map(render), note].join("\n");
+  const compression = `Context compressions: ${fmtInt(tracker.compressions)} (~${fmtInt(tracker.tokensSaved)} tokens saved)`;
+  return [...table.map(render), note, compression].join("\n");
 }
 
 /** The `--usage-file` JSON (documented in docs/cli.md). Field names are snake_case like config keys. */

@@ -25,6 +25,24 @@ export function logAgentEvent(logger: Logger, sessionId: string, event: AgentEve
     case "turn_start":
       logger.debug("model call", { session: sessionId, n: event.apiCall });
       return;
+    case "subagent":
+      if (event.phase !== "tool")
+        logger.info(`subagent ${event.phase}`, {
+          session: sessionId,
+          child: event.childId,
+          status: event.status,
+        });
+      return;
+    case "compression":
+      logger.info("context compressed", {
+        session: sessionId,
+        parent: event.parentSessionId,
+        next: event.sessionId,
+        mode: event.mode,
+        before: event.tokensBefore,
+        after: event.tokensAfter,
+      });
+      return;
     case "usage":
     case "text_delta":
     case "reasoning_delta":

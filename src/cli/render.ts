@@ -1,4 +1,4 @@
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, SubagentEvent } from "../agent/events.js";
 
 export interface RendererOptions {
   /** Where the answer goes. */
@@ -80,9 +80,18 @@ export class TerminalRenderer {
         this.stopSpinner();
         this.endText();
         return;
+      case "subagent":
+        if (!this.opts.showTools || event.phase === "tool") return;
+        this.endText();
+        this.clearSpinner();
+        this.opts.status.write(`  ${subagentLine(event)}\n`);
+        if (this.opts.status.isTTY && this.running.size > 0) this.drawSpinner();
+        return;
       case "turn_start":
       case "usage":
       case "message":
+      // Shown through the "compress" status event that accompanies it.
+      case "compression":
         return;
     }
   };
@@ -146,6 +155,13 @@ export class TerminalRenderer {
 }
 
 const fmtPreview = (p: string): string => (p ? `: ${p}` : "");
+
+/** One compact line per child start/finish: `↳ [2] goal… started` / `↳ [2] goal… done`. */
+function subagentLine(e: SubagentEvent): string {
+  const goal = e.goal.length > 60 ? `${e.goal.slice(0, 59)}…` : e.goal;
+  const indent = "  ".repeat(Math.max(0, e.depth - 1));
+  return `${indent}↳ subagent ${goal} ${e.phase === "start" ? "started" : (e.status ?? "done")}`;
+}
 
 function firstLine(result: string): string {
   try {

@@ -1,4 +1,5 @@
 import { Agent } from "../agent/agent.js";
+import type { ChildAgentFactory } from "../agent/delegation.js";
 import type { AgentEventListener } from "../agent/events.js";
 import { type HermesConfig, loadConfig } from "../core/config.js";
 import { loadDotEnv } from "../core/env.js";
@@ -133,7 +134,7 @@ export function createRuntime(flags: RunFlags): Runtime {
     return fresh.router;
   };
   const registry: HermesToolRegistry = new ToolRegistry();
-  registerBuiltinTools(registry);
+  registerBuiltinTools(registry, config);
   mark("tools registered");
   const enabled = flags.toolsets ? splitList(flags.toolsets) : config.toolsets;
   const { tools, unknown } = selectTools(enabled, config.agent.disabled_toolsets, registry);
@@ -152,6 +153,65 @@ export function createRuntime(flags: RunFlags): Runtime {
   if (storeProblem) logger.warn("state.db unavailable", { message: storeProblem });
   mark("state opened");
   const recorders = new Map<string, SessionRecorder>();
+  /**
+   * A child's provider route: delegation.provider (with delegation.model) resolves a route of its
+   * own; otherwise the child keeps the parent's target, with the key pool and fallbacks when that is
+   * the primary.
+   */
+  const childRoute = (wanted: ModelTarget): { target: ModelTarget; router: ProviderRouter } | undefined => {
+    const d = config.delegation;
+    if (d.provider && (d.provider !== wanted.provider || d.base_url)) {
+      const built = buildProviderRouter({
+        ...routerSettings,
+        // The parent's key and endpoint belong to its provider: the child's come from the environment.
+        model: {
+          provider: d.provider,
+          default: d.model || settings.default,
+          base_url: d.base_url,
+        },
+        fallbacks: [],
+      });
+      if (built.ok) return { target: built.primary, router: built.router };
+      logger.warn("delegation.provider unusable; children use the parent's", { provider: d.provider });
+      return undefined;
+    }
+    if (wanted.provider === target.provider && wanted.model === target.model) {
+      return { target: wanted, router: newRouter() };
+    }
+    return undefined;
+  };
+  // Subagents (delegate_task): each child is a session of its own in state.db, linked to its parent.
+  const spawnChild: ChildAgentFactory = (options, meta) => {
+    let recorder: SessionRecorder | undefined;
+    const childId = options.sessionId ?? "";
+    const routed = childRoute(options.target);
+    const agent = new Agent({
+      ...options,
+      ...routed,
+      delegation: { ...options.delegation, factory: spawnChild },
+      onEvent: (e) => {
+        logAgentEvent(logger, childId, e);
+        recorder?.handle(e);
+        options.onEvent?.(e);
+      },
+    });
+    if (sessions) {
+      recorder = new SessionRecorder(sessions, {
+        sessionId: agent.sessionId,
+        source: "subagent",
+        model: agent.target.model,
+        provider: agent.target.provider,
+        cwd: process.cwd(),
+        resumed: false,
+        messages: () => agent.messages,
+        onFailure: (message) => logger.warn("state.db write failed", { message }),
+        pricing: pricingLookup(agent.target, { home: paths.home }),
+        parentSessionId: meta.parentSessionId,
+      });
+      recorders.set(agent.sessionId, recorder);
+    }
+    return agent;
+  };
   return {
     paths,
     config,
@@ -209,6 +269,7 @@ export function createRuntime(flags: RunFlags): Runtime {
         environments,
         platform: "cli",
         approvals,
+        delegation: { depth: 0, factory: spawnChild },
         ...(options?.approve ? { approve: options.approve } : {}),
         ...(options?.clarify ? { clarify: options.clarify } : {}),
         onEvent: (e) => {

@@ -58,6 +58,45 @@ export interface HermesConfig {
     /** Characters USER.md may hold. */
     user_char_limit: number;
   };
+  /** Context compression (docs/compression.md). */
+  compression: {
+    enabled: boolean;
+    /** Fraction of the context window at which the conversation is compressed. */
+    threshold: number;
+    /** Protected tail size as a fraction of the threshold. */
+    target_ratio: number;
+    /** Messages after the system prompt that are never compressed. */
+    protect_first_n: number;
+    /** Most messages the protected tail keeps verbatim. */
+    protect_last_n: number;
+  };
+  /** Subagents started by delegate_task. */
+  delegation: {
+    /** Model for children; "" = the parent's. */
+    model: string;
+    /** Provider for children; "" = the parent's. */
+    provider: string;
+    /** Endpoint for delegation.provider (custom servers); "" = the provider's default. */
+    base_url: string;
+    /** Iteration budget of each child (independent of the parent's). */
+    max_iterations: number;
+    /** Children of one delegate_task call running at once. */
+    max_concurrent_children: number;
+    /** Depth of the delegation tree (1 = only the top agent delegates; at most 3). */
+    max_spawn_depth: number;
+    /** Whether role "orchestrator" may keep delegate_task (within max_spawn_depth). */
+    orchestrator_enabled: boolean;
+    /** Hard limit per child in seconds; 0 = none. */
+    child_timeout_seconds: number;
+    /** Characters of a child's summary handed back to the parent. */
+    max_summary_chars: number;
+    /** Seconds between checks on a child's progress. */
+    heartbeat_interval: number;
+    /** Checks without progress before a child waiting on the model is reported stale. */
+    heartbeat_stale_cycles_idle: number;
+    /** Checks without progress before a child stuck inside one tool is reported stale. */
+    heartbeat_stale_cycles_in_tool: number;
+  };
   terminal: {
     /** local | ssh | docker */
     backend: string;
@@ -171,11 +210,32 @@ export const DEFAULT_CONFIG: HermesConfig = {
     reasoning_effort: "",
     clarify_timeout: 3600,
   },
+  compression: {
+    enabled: true,
+    threshold: 0.5,
+    target_ratio: 0.2,
+    protect_first_n: 3,
+    protect_last_n: 20,
+  },
   memory: {
     memory_enabled: true,
     user_profile_enabled: true,
     memory_char_limit: 2200,
     user_char_limit: 1375,
+  },
+  delegation: {
+    model: "",
+    provider: "",
+    base_url: "",
+    max_iterations: 50,
+    max_concurrent_children: 3,
+    max_spawn_depth: 1,
+    orchestrator_enabled: true,
+    child_timeout_seconds: 600,
+    max_summary_chars: 24000,
+    heartbeat_interval: 30,
+    heartbeat_stale_cycles_idle: 15,
+    heartbeat_stale_cycles_in_tool: 40,
   },
   terminal: {
     backend: "local",

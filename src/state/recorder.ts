@@ -55,6 +55,8 @@ export class SessionRecorder {
       } else if (e.type === "usage" && this.created) {
         const cost = this.info.pricing ? estimateCost(e.call, this.info.pricing(e.model, e.provider)) : null;
         this.store.addUsage(this.info.sessionId, { ...e.call, costUsd: cost ?? 0 });
+      } else if (e.type === "compression") {
+        this.continueAfterCompression(e.sessionId, e.parentSessionId, e.messages);
       } else if (e.type === "done" && (e.status === "completed" || e.status === "budget_exhausted")) {
         this.maybeTitle(e.finalText);
       }
@@ -130,6 +132,23 @@ export class SessionRecorder {
     } catch {
       // Ending is bookkeeping only.
     }
+  }
+
+  /**
+   * Compression rewrote the history: the old row ends with reason "compression" and a new row,
+   * linked to it as parent, holds the compressed history from here on.
+   */
+  private continueAfterCompression(id: string, parent: string, messages: readonly ChatMessage[]): void {
+    if (this.created) this.store.endSession(parent, "compression");
+    this.info.sessionId = id;
+    this.info.parentSessionId = parent;
+    this.info.resumed = false;
+    this.created = false;
+    this.ensureSession();
+    this.store.appendMessages(
+      id,
+      messages.filter((m) => m.role !== "system"),
+    );
   }
 
   private ensureSession(): void {

@@ -40,6 +40,55 @@ export interface ToolContext {
   readonly todos?: TodoService;
   /** Asks the user a question (the `clarify` tool); absent where nobody can answer. */
   readonly clarify?: ClarifyFn;
+  /** Starts subagents (the `delegate_task` tool); absent where delegation is unavailable. */
+  readonly delegate?: DelegationService;
+}
+
+/** One delegated task: a goal, what the child needs to know, and optionally which toolsets it gets. */
+export interface DelegateTaskSpec {
+  goal: string;
+  context?: string;
+  toolsets?: string[];
+  role?: "leaf" | "orchestrator";
+}
+
+/** How a child ended: completed/budget_exhausted carry its summary; the rest say why not. */
+export type ChildStatus = "completed" | "budget_exhausted" | "failed" | "interrupted" | "timeout" | "stale";
+
+export interface ChildReport {
+  index: number;
+  goal: string;
+  status: ChildStatus;
+  /** The child's final answer, capped at delegation.max_summary_chars. */
+  summary: string;
+  role: "leaf" | "orchestrator";
+  depth: number;
+  sessionId: string;
+  apiCalls: number;
+  durationSeconds: number;
+  toolsUsed: string[];
+  filesTouched: string[];
+  error?: string;
+}
+
+export type DelegationOutcome =
+  | { ok: true; results: ChildReport[] }
+  | { ok: true; background: { id: string; tasks: number } }
+  | { ok: false; error: string };
+
+/** Delegation limits in force (the tool's description reflects them). */
+export interface DelegationLimits {
+  depth: number;
+  maxSpawnDepth: number;
+  maxConcurrent: number;
+  maxIterations: number;
+}
+
+/** Narrow view of subagent spawning for the `delegate_task` tool. */
+export interface DelegationService {
+  limits(): DelegationLimits;
+  /** Runs the tasks (in parallel up to the limit); background ones return an id and report via notices. */
+  run(tasks: readonly DelegateTaskSpec[], options: { background: boolean }): Promise<DelegationOutcome>;
 }
 
 export interface ClarifyRequest {

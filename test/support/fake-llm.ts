@@ -62,6 +62,8 @@ export interface RecordedRequest {
   body: any;
   stream: boolean;
   receivedAt: number;
+  /** Prompt tokens counted with a real tokenizer (only with the `tokenizer` option; OpenAI chat only). */
+  promptTokens?: number;
 }
 
 export interface FakeLlm {
@@ -89,9 +91,18 @@ const MALFORMED_DEFAULT: ScriptedToolCall = { name: "read_file", arguments: '{"p
 
 /** Starts the server on 127.0.0.1 (random port unless given). */
 export async function startFakeLlm(
-  options: { turns?: ScriptedTurn[]; port?: number } = {},
+  options: {
+    turns?: ScriptedTurn[];
+    port?: number;
+    /**
+     * Optional: count chat-completions prompts with this tiktoken encoding (messages + tools, the way
+     * OpenAI bills them) and report that as usage.prompt_tokens. Default: body length / 4.
+     */
+    tokenizer?: "cl100k_base" | "o200k_base";
+  } = {},
 ): Promise<FakeLlm> {
   const queue: ScriptedTurn[] = [...(options.turns ?? [])];
+  const countTokens = options.tokenizer ? await loadTokenCounter(options.tokenizer) : undefined;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let responder: ((req: RecordedRequest) => ScriptedTurn) | undefined;
@@ -151,6 +162,8 @@ export async function startFakeLlm(
       stream: isRecord(body) && body.stream === true,
       receivedAt: Date.now(),
     };
+    if (countTokens && protocol === "openai" && isRecord(body))
+      record.promptTokens = countPromptTokens(body, countTokens);
     requests.push(record);
     counter++;
 
@@ -174,6 +187,8 @@ export async function startFakeLlm(
       return;
     }
     const reply = resolveTurn(turn, rawBody);
+    if (record.promptTokens !== undefined && turn.usage?.input === undefined)
+      reply.input = record.promptTokens;
     const fields = isRecord(body) ? body : {};
     if (turn.fault?.kind === "stream_error") {
       streamError(res, protocol, turn.fault);
@@ -243,6 +258,33 @@ interface Reply {
 
 let idCounter = 0;
 const nextId = (prefix: string) => `${prefix}${(++idCounter).toString(36).padStart(6, "0")}`;
+
+/** Loaded on demand so the module keeps importing node built-ins only when no tokenizer is asked for. */
+async function loadTokenCounter(encoding: "cl100k_base" | "o200k_base"): Promise<(text: string) => number> {
+  const { getEncoding } = await import("js-tiktoken");
+  const enc = getEncoding(encoding);
+  return (text) => enc.encode(text).length;
+}
+
+/**
+ * Prompt tokens of a chat-completions body as OpenAI counts them: 3 per message plus its fields'
+ * tokens, 3 to prime the reply, and the tool definitions serialised.
+ */
+export function countPromptTokens(body: Record<string, unknown>, count: (text: string) => number): number {
+  let n = 3;
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  for (const m of messages) {
+    if (!isRecord(m)) continue;
+    n += 3;
+    for (const [key, value] of Object.entries(m)) {
+      if (value === null || value === undefined) continue;
+      if (key === "name") n += 1;
+      n += count(typeof value === "string" ? value : JSON.stringify(value));
+    }
+  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) n += count(JSON.stringify(body.tools));
+  return n;
+}
 
 function resolveTurn(turn: ScriptedTurn, rawBody: string): Reply {
   const malformed = turn.fault?.kind === "malformed_tool_json";

@@ -161,6 +161,8 @@ class ReplSession {
   }
 
   private closing = false;
+  /** Work a slash command started (/compress) that must finish before the next line runs. */
+  private slashTask: Promise<void> | undefined;
   /** Piped input: lines that arrive while a turn runs are the next prompts, not guidance. */
   private readonly queue: string[] = [];
   private readonly interactive = Boolean(process.stdin.isTTY);
@@ -197,6 +199,13 @@ class ReplSession {
     }
     if (!line) return this.rl?.prompt();
     if (line.startsWith("/") && runSlash(line, this.slashContext())) {
+      const task = this.slashTask;
+      this.slashTask = undefined;
+      if (task) {
+        this.busy = true;
+        await task;
+        this.busy = false;
+      }
       const again = this.resendText;
       this.resendText = undefined;
       if (again === undefined) return this.next();
@@ -275,6 +284,11 @@ class ReplSession {
       setModel: (model) => {
         this.model = model;
         this.agent.setModel(model);
+      },
+      compress: (focus) => {
+        this.slashTask = this.agent.compressContext("Manual compression", focus || undefined).then((r) => {
+          if (!r.ok) process.stdout.write(`${r.message}\n`);
+        });
       },
       usageTable: () => formatUsageTable(this.usage),
       resetUsage: () => this.usage.reset(),

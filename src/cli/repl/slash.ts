@@ -18,6 +18,8 @@ export interface SlashContext {
   undo?(): string | undefined;
   /** Sends `text` as the next user message once the command returns (/retry). */
   resend?(text: string): void;
+  /** Compresses the conversation now, favouring `focus` in the summary; prints the outcome itself. */
+  compress?(focus: string): void;
   /** Continues in a copy of this conversation; returns the new session id (or an error message). */
   branch?(title: string | undefined): { id: string; saved: boolean } | { error: string };
   exit(): void;
@@ -106,6 +108,16 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
       if (!arg) return ctx.print(`Model: ${ctx.currentModel()}`);
       ctx.setModel(arg);
       ctx.print(`Model switched to ${arg} for the following turns.`);
+    },
+  },
+  {
+    name: "compress",
+    aliases: [],
+    args: "[topic]",
+    help: "summarise earlier turns now to free context (topic: what the summary should keep in most detail)",
+    run: (arg, ctx) => {
+      if (!ctx.compress) return ctx.print("Compression is not available here.");
+      ctx.compress(arg);
     },
   },
   {

@@ -1,5 +1,7 @@
+import type { HermesConfig } from "../../core/config.js";
 import type { HermesToolRegistry } from "../context.js";
 import { registerClarifyTool } from "./clarify.js";
+import { registerDelegateTool } from "./delegate.js";
 import { registerFileTools } from "./files/index.js";
 import { registerMemoryTool } from "./memory.js";
 import { registerProcessTool } from "./process.js";
@@ -8,7 +10,7 @@ import { registerTerminalTools } from "./terminal.js";
 import { registerTodoTool } from "./todo.js";
 
 /** Registers every built-in tool family. */
-export function registerBuiltinTools(registry: HermesToolRegistry): void {
+export function registerBuiltinTools(registry: HermesToolRegistry, config?: HermesConfig): void {
   registerTerminalTools(registry);
   registerProcessTool(registry);
   registerFileTools(registry);
@@ -16,4 +18,5 @@ export function registerBuiltinTools(registry: HermesToolRegistry): void {
   registerMemoryTool(registry);
   registerTodoTool(registry);
   registerClarifyTool(registry);
+  registerDelegateTool(registry, config);
 }
