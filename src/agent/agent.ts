@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { HermesConfig } from "../core/config.js";
+import { DEFAULT_CONFIG } from "../core/config-defaults.js";
 import { callAuxiliary } from "../llm/auxiliary.js";
 import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
@@ -27,6 +28,7 @@ import { ContextCompressor, type ContextEngine, overheadWarning } from "./compre
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import { createDelegationService, type DelegationSettings } from "./delegation.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
+import { ToolLoopGuardrails } from "./guardrails.js";
 import { createMemoryStore, type MemoryProvider, type MemoryStore } from "./memory/index.js";
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
@@ -94,6 +96,9 @@ export interface ActivitySnapshot {
   apiCalls: number;
 }
 
+/** Tools whose repeated identical result means no progress (besides the registry's parallel-safe ones). */
+const READ_ONLY_TOOLS = new Set(["read_file", "search_files", "session_search", "web_search", "web_extract"]);
+
 const NOT_EXECUTED = JSON.stringify({
   error: "Not executed: the iteration limit for this request was reached.",
 });
@@ -122,6 +127,8 @@ export class Agent {
   readonly todos = new TodoList();
   /** The context engine (compression.enabled); undefined when compression is off. */
   readonly context: ContextEngine | undefined;
+  /** Loop detection over one request's tool calls (tool_loop_guardrails). */
+  private readonly guardrails: ToolLoopGuardrails;
   /** Uncorrected estimate of the last request, compared with the provider's count to calibrate. */
   private lastRawEstimate = 0;
   private overheadWarned = false;
@@ -157,6 +164,10 @@ export class Agent {
       m && (m.memory_enabled || m.user_profile_enabled)
         ? createMemoryStore(opts.home, opts.config)
         : undefined;
+    this.guardrails = new ToolLoopGuardrails(
+      opts.config.tool_loop_guardrails ?? DEFAULT_CONFIG.tool_loop_guardrails,
+      (name) => READ_ONLY_TOOLS.has(name) || opts.registry.get(name)?.parallelSafe === true,
+    );
     const c = opts.config.compression;
     if (c?.enabled && !opts.compressor) {
       this.context = new ContextCompressor({
@@ -393,6 +404,7 @@ export class Agent {
     const pendingSteer = [this.takeNotices(), this.takeSteer()].filter(Boolean).join("\n\n");
     this.append({ role: "user", content: pendingSteer ? `${pendingSteer}\n\n${userText}` : userText });
     const budget = new IterationBudget(this.opts.maxTurns ?? this.opts.config.agent.max_turns);
+    this.guardrails.reset();
     const ctx = this.toolContext(signal);
     let apiCalls = 0;
     const finish = (status: RunStatus, finalText: string, error?: ClassifiedError): RunResult => {
@@ -478,6 +490,7 @@ export class Agent {
         registry: this.opts.registry,
         ctx,
         emit: (e) => this.emit(e),
+        guard: this.guardrails,
         onToolActivity: (name) => {
           this.activity.currentTool = name;
           this.touch(name ? `running ${name}` : "tools finished");
@@ -510,6 +523,13 @@ export class Agent {
         };
         this.append(toolMessage);
       });
+      const halted = results.find((r) => r.halted);
+      if (halted) {
+        const error = this.localError(
+          `Stopped by the tool-loop guardrail: ${halted.name} kept failing (tool_loop_guardrails.hard_stop_enabled)`,
+        );
+        return finish("failed", "", error);
+      }
       if (signal.aborted) return finish("interrupted", "");
     }
   }

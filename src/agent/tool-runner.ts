@@ -2,6 +2,7 @@ import type { ToolContext } from "../tools/context.js";
 import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { AgentEvent } from "./events.js";
+import type { GuardrailDecision } from "./guardrails.js";
 import { MAX_TOOL_WORKERS, mapConcurrent, shouldParallelize } from "./parallel.js";
 import type { PreparedCall } from "./tool-calls.js";
 
@@ -10,6 +11,14 @@ export interface ToolRunResult {
   name: string;
   content: string;
   isError: boolean;
+  /** A loop guardrail ended the turn at this call (it did not run). */
+  halted?: boolean;
+}
+
+/** The loop guardrails as the runner sees them (ToolLoopGuardrails). */
+export interface ToolCallGuard {
+  beforeCall(toolName: string, args: unknown): GuardrailDecision;
+  afterCall(toolName: string, args: unknown, result: string, failed: boolean): GuardrailDecision;
 }
 
 export interface ToolRunnerOptions {
@@ -17,11 +26,27 @@ export interface ToolRunnerOptions {
   ctx: ToolContext;
   emit: (event: AgentEvent) => void;
   onToolActivity?: (name: string | undefined) => void;
+  guard?: ToolCallGuard;
 }
 
 const INTERRUPTED_RESULT = JSON.stringify({ error: "Interrupted by the user before this tool finished." });
 
 const looksLikeError = (content: string): boolean => content.startsWith('{"error"');
+
+/** For loop detection a command that exits non-zero failed too, though its output is no tool error. */
+const failedForGuard = (content: string, isError: boolean): boolean =>
+  isError || /"exit_code":\s*-?[1-9]/.test(content.slice(-400));
+
+/** Appends a warn decision's guidance to a result and tells the front end. */
+function applyWarning(
+  decision: GuardrailDecision | undefined,
+  content: string,
+  emit: (event: AgentEvent) => void,
+): string {
+  if (decision?.action !== "warn") return content;
+  emit({ type: "status", kind: "warning", message: `Loop guard (${decision.code}, ${decision.count}×)` });
+  return `${content}\n\n${decision.message}`;
+}
 
 /**
  * Runs one batch of tool calls, in parallel when the batch is safe for it, and returns results in
@@ -45,13 +70,22 @@ export async function runToolBatch(
     const callId = prepared.call.id;
     const name = prepared.toolName ?? prepared.call.function.name;
     if (prepared.error !== undefined) {
+      const after = opts.guard?.afterCall(name, prepared.args, prepared.error, true);
+      const content = applyWarning(after, prepared.error, opts.emit);
       opts.emit({ type: "tool_start", callId, name, args: prepared.args, emoji: "⚠️" });
-      opts.emit({ type: "tool_end", callId, name, result: prepared.error, isError: true, durationMs: 0 });
-      return { callId, name, content: prepared.error, isError: true };
+      opts.emit({ type: "tool_end", callId, name, result: content, isError: true, durationMs: 0 });
+      return { callId, name, content, isError: true };
     }
     if (ctx.signal.aborted) return { callId, name, content: INTERRUPTED_RESULT, isError: true };
     const emoji = registry.get(name)?.emoji ?? "🔧";
     opts.emit({ type: "tool_start", callId, name, args: prepared.args, emoji });
+    const before = opts.guard?.beforeCall(name, prepared.args);
+    if (before && (before.action === "block" || before.action === "halt")) {
+      const refused = JSON.stringify({ error: before.message });
+      opts.emit({ type: "status", kind: "warning", message: `Loop guard stopped ${name} (${before.code})` });
+      opts.emit({ type: "tool_end", callId, name, result: refused, isError: true, durationMs: 0 });
+      return { callId, name, content: refused, isError: true, halted: before.action === "halt" };
+    }
     opts.onToolActivity?.(name);
     const started = performance.now();
     let content: string;
@@ -66,6 +100,8 @@ export async function runToolBatch(
     // One place for every tool: keys and tokens never enter the history (security.redact_secrets).
     if (ctx.config.security?.redact_secrets !== false) content = redactSecrets(content, ctx.home);
     const isError = looksLikeError(content);
+    const after = opts.guard?.afterCall(name, prepared.args, content, failedForGuard(content, isError));
+    content = applyWarning(after, content, opts.emit);
     opts.emit({
       type: "tool_end",
       callId,

@@ -17,6 +17,16 @@ export interface ModelSettings {
   max_tokens: number;
 }
 
+/** Repeat counts per loop pattern (tool_loop_guardrails.warn_after / hard_stop_after). */
+export interface GuardrailThresholds {
+  /** The same tool with the same arguments failing. */
+  exact_failure: number;
+  /** One tool failing in a row, whatever the arguments. */
+  same_tool_failure: number;
+  /** A read-only call returning the same result again. */
+  idempotent_no_progress: number;
+}
+
 /** One `fallback_providers` item. */
 export interface FallbackProvider {
   provider: string;
@@ -69,6 +79,15 @@ export interface HermesConfig {
     protect_first_n: number;
     /** Most messages the protected tail keeps verbatim. */
     protect_last_n: number;
+  };
+  /** Repeated failing or no-progress tool calls (docs/tools.md, "Tool-loop guardrails"). */
+  tool_loop_guardrails: {
+    /** Append guidance to a tool result once a loop pattern reaches its warn threshold. */
+    warnings_enabled: boolean;
+    /** Refuse calls (block) or end the turn (halt) past the hard-stop thresholds. */
+    hard_stop_enabled: boolean;
+    warn_after: GuardrailThresholds;
+    hard_stop_after: GuardrailThresholds;
   };
   /** Subagents started by delegate_task. */
   delegation: {
@@ -216,6 +235,12 @@ export const DEFAULT_CONFIG: HermesConfig = {
     target_ratio: 0.2,
     protect_first_n: 3,
     protect_last_n: 20,
+  },
+  tool_loop_guardrails: {
+    warnings_enabled: true,
+    hard_stop_enabled: false,
+    warn_after: { exact_failure: 2, same_tool_failure: 3, idempotent_no_progress: 2 },
+    hard_stop_after: { exact_failure: 5, same_tool_failure: 8, idempotent_no_progress: 5 },
   },
   memory: {
     memory_enabled: true,
