@@ -6,7 +6,7 @@ import { getEncoding } from "js-tiktoken";
 
 const { pruneMessages } = await import("../dist/agent/compression/prune.js");
 const { findBoundaries } = await import("../dist/agent/compression/boundaries.js");
-const { estimateMessagesTokens, estimateMessageTokens, estimateTextTokens } = await import(
+const { TokenEstimator, estimateMessagesTokens, estimateMessageTokens, estimateTextTokens } = await import(
   "../dist/agent/compression/estimate.js"
 );
 
@@ -118,4 +118,16 @@ const mean = errors.reduce((a, b) => a + b, 0) / errors.length;
 const wholeErr = (estimateMessagesTokens(real) - before) / before;
 console.log(
   `compression: estimator vs cl100k per message: mean ${(mean * 100).toFixed(1)}%, max ${(Math.max(...errors) * 100).toFixed(1)}% (${samples.length} messages); whole transcript ${(wholeErr * 100).toFixed(1)}%`,
+);
+
+// 4. The runtime corrects the estimate with the provider's count of each earlier request: calibrate
+// on requests covering the first quarter, half and three quarters, then estimate the whole.
+const estimator = new TokenEstimator();
+for (const share of [0.25, 0.5, 0.75]) {
+  const prefix = real.slice(0, Math.floor(real.length * share));
+  estimator.calibrate(estimator.raw(prefix), countMsgs(prefix));
+}
+const calibratedErr = (estimator.messages(real) - before) / before;
+console.log(
+  `compression: estimator after calibration from three earlier requests' counts: whole transcript ${(calibratedErr * 100).toFixed(1)}% (correction factor ${estimator.correction.toFixed(3)})`,
 );
