@@ -276,6 +276,11 @@ export function createRuntime(flags: RunFlags): Runtime {
           logAgentEvent(logger, sessionId, e);
           // Persist before the front end shows it: a kill after this point loses nothing shown.
           recorder?.handle(e);
+          if (e.type === "compression") {
+            // The conversation goes on under a new id: /title, /undo and the exit hint follow it.
+            sessionId = e.sessionId;
+            if (recorder) recorders.set(sessionId, recorder);
+          }
           onEvent(e);
         },
       });

@@ -140,6 +140,10 @@ export class SessionRecorder {
    */
   private continueAfterCompression(id: string, parent: string, messages: readonly ChatMessage[]): void {
     if (this.created) this.store.endSession(parent, "compression");
+    // The continuation keeps the name: "fix auth" goes on as "fix auth #2", then "#3".
+    const stored = this.created ? this.store.getSession(parent)?.title : undefined;
+    const title = stored ?? this.pendingTitle;
+    this.pendingTitle = title ? nextInLineage(title) : undefined;
     this.info.sessionId = id;
     this.info.parentSessionId = parent;
     this.info.resumed = false;
@@ -166,6 +170,12 @@ export class SessionRecorder {
     });
     this.created = true;
   }
+}
+
+/** The title of a session continued after compression: a "#N" suffix counts the continuations. */
+export function nextInLineage(title: string): string {
+  const m = /^(.*) #(\d+)$/.exec(title);
+  return m ? `${m[1]} #${Number(m[2]) + 1}` : `${title} #2`;
 }
 
 /** Result text given to tool calls that never got a result (the process died mid-turn). */

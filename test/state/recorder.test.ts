@@ -12,7 +12,7 @@ import {
   TITLE_INSTRUCTION,
   titleMessages,
 } from "../../src/state/auto-title.js";
-import { type RecorderInfo, SessionRecorder } from "../../src/state/recorder.js";
+import { nextInLineage, type RecorderInfo, SessionRecorder } from "../../src/state/recorder.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 
 let store: SqliteSessionStore;
@@ -95,6 +95,37 @@ describe("SessionRecorder bookkeeping", () => {
     rec.dropLast(1);
     expect(store.loadMessages("s1").map((m) => m.message.role)).toEqual(["user"]);
     expect(store.getSession("s1")?.messageCount).toBe(1);
+  });
+
+  it("continues a compressed session under the next title in its lineage; -r TITLE finds the newest", () => {
+    const msgs: ChatMessage[] = [{ role: "system", content: "SYS" }];
+    const rec = setup(msgs);
+    feed(rec, msgs, { role: "user", content: "start" });
+    rec.setTitle("fix auth");
+    const compress = (from: string, to: string): void =>
+      rec.handle({
+        type: "compression",
+        parentSessionId: from,
+        sessionId: to,
+        messages: [
+          { role: "system", content: "SYS" },
+          { role: "user", content: `summary ${to}` },
+        ],
+        tokensBefore: 1000,
+        tokensAfter: 100,
+        mode: "summary",
+      } as AgentEvent);
+    compress("s1", "s2");
+    compress("s2", "s3");
+    expect(store.getSession("s1")).toMatchObject({ title: "fix auth", endReason: "compression" });
+    expect(store.getSession("s2")).toMatchObject({ title: "fix auth #2", parentSessionId: "s1" });
+    expect(store.getSession("s3")).toMatchObject({ title: "fix auth #3", parentSessionId: "s2" });
+    // A subagent of the last continuation is not mistaken for a continuation.
+    store.createSession({ id: "child", source: "subagent", parentSessionId: "s3" });
+    expect(store.resolveSession("fix auth")?.id).toBe("s3");
+    expect(store.resolveSession("fix auth #2")?.id).toBe("s3");
+    expect(nextInLineage("a #9")).toBe("a #10");
+    expect(nextInLineage("release #1 notes")).toBe("release #1 notes #2");
   });
 
   it("titles an untitled session once after the first answer, in the background, never over a user title", async () => {

@@ -158,7 +158,20 @@ export class SqliteSessionStore implements SessionStore {
     const byTitle = this.st("SELECT * FROM sessions WHERE title = ? ORDER BY started_at DESC LIMIT 1").get(
       idOrTitle,
     ) as Row | undefined;
-    return byTitle ? toSession(byTitle) : undefined;
+    return byTitle ? this.latestContinuation(toSession(byTitle)) : undefined;
+  }
+
+  /** A session compressed away lives on in its continuation: follow the chain to the newest one. */
+  private latestContinuation(session: SessionRecord): SessionRecord {
+    let current = session;
+    for (let hops = 0; hops < 10_000 && current.endReason === "compression"; hops++) {
+      const next = this.st(
+        "SELECT * FROM sessions WHERE parent_session_id = ? AND source != 'subagent' ORDER BY started_at DESC, rowid DESC LIMIT 1",
+      ).get(current.id) as Row | undefined;
+      if (!next) break;
+      current = toSession(next);
+    }
+    return current;
   }
 
   listSessions(opts: { limit?: number; source?: string } = {}): SessionRecord[] {
