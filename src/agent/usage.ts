@@ -171,6 +171,8 @@ export interface UsageReport {
   api_calls: number;
   models: UsageReportRow[];
   totals: Omit<UsageReportRow, "model" | "provider"> & { cost_complete: boolean };
+  /** Context compressions during the run and the prompt tokens they freed (estimated). */
+  compressions: { count: number; tokens_saved: number };
 }
 
 export interface UsageReportRow {
@@ -217,6 +219,7 @@ export function buildUsageReport(tracker: UsageTracker, run: RunOutcome): UsageR
     api_calls: run.apiCalls,
     models: tracker.byModel().map((r) => ({ model: r.model, provider: r.provider, ...reportRow(r) })),
     totals: { ...reportRow(totals), cost_complete: totals.costComplete },
+    compressions: { count: tracker.compressions, tokens_saved: tracker.tokensSaved },
   };
 }
 

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/events.js";
 import {
   buildUsageReport,
   estimateCost,
@@ -114,6 +115,15 @@ describe("UsageTracker", () => {
   it("builds and writes the --usage-file report", async () => {
     const tracker = new UsageTracker(pricingLookup(main));
     tracker.record("gpt-5", "openai", usage(1_000_000, 100_000));
+    tracker.handle({
+      type: "compression",
+      parentSessionId: "a",
+      sessionId: "b",
+      messages: [],
+      tokensBefore: 30_000,
+      tokensAfter: 8_000,
+      mode: "summary",
+    } as AgentEvent);
     const report = buildUsageReport(tracker, {
       status: "completed",
       startedAt: Date.UTC(2026, 0, 1, 0, 0, 0),
@@ -151,6 +161,7 @@ describe("UsageTracker", () => {
         estimated_cost_usd: 2.25,
         cost_complete: true,
       },
+      compressions: { count: 1, tokens_saved: 22_000 },
     });
     const file = join(mkdtempSync(join(tmpdir(), "hermes-usage-")), "usage.json");
     await writeUsageReport(file, report);
