@@ -180,4 +180,27 @@ describe("context compression through the CLI", () => {
     expect(last.at(-1)!.content).toBe("and now?");
     expect(r.stdout).toMatch(/Context compressions: 1 \(~[\d,]+ tokens saved\)/);
   });
+
+  it("an 8k window crowded by the fixed prompt names the toolsets to drop, and still answers", async () => {
+    const base = `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n`;
+    const crowded = sandbox(`${base}  context_length: 8000\n`);
+    fake.enqueue({ text: "hello there" });
+    const r = await runHermes(["chat", "-q", "hi"], {
+      env: cleanEnv({ HERMES_HOME: crowded.home }),
+      cwd: crowded.work,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("hello there");
+    expect(r.stderr).toMatch(/8,000-token context window/);
+    expect(r.stderr).toMatch(/Consider dropping toolsets: \w+ \(~[\d,]+ tokens\)/);
+    // With only the file tools the same window has room: no warning.
+    const lean = sandbox(`${base}  context_length: 8000\ntoolsets: [file]\n`);
+    fake.enqueue({ text: "hello again" });
+    const quiet = await runHermes(["chat", "-q", "hi"], {
+      env: cleanEnv({ HERMES_HOME: lean.home }),
+      cwd: lean.work,
+    });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toContain("Consider dropping toolsets");
+  });
 });
