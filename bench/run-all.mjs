@@ -11,6 +11,7 @@ for (const script of [
   "classify-and-retry.mjs",
   "state.mjs",
   "compression.mjs",
+  "code-exec.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

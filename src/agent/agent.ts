@@ -26,10 +26,18 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { IterationBudget } from "./budget.js";
 import { ContextCompressor, type ContextEngine, overheadWarning } from "./compression/index.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
-import { createDelegationService, type DelegationSettings } from "./delegation.js";
+import { createDelegationService, DELEGATE_BLOCKED_TOOLS, type DelegationSettings } from "./delegation.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
 import { ToolLoopGuardrails } from "./guardrails.js";
-import { createMemoryStore, type MemoryProvider, type MemoryStore } from "./memory/index.js";
+import { createToolCallService } from "./inner-tools.js";
+import {
+  createMemoryStore,
+  fenceMemoryContext,
+  type MemoryProvider,
+  type MemoryStore,
+  withMemoryContext,
+  withProviderTimeout,
+} from "./memory/index.js";
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
@@ -325,6 +333,13 @@ export class Agent {
     if (t) this.steerQueue.push(t);
   }
 
+  /** Why a registered tool is missing from this session: a subagent's restriction or the toolsets. */
+  private whyDisabled(name: string): string {
+    if ((this.opts.delegation?.depth ?? 0) > 0 && DELEGATE_BLOCKED_TOOLS.has(name))
+      return "subagents cannot use it. Do the work with your own tools and report back in your final answer.";
+    return "it is not in this session's toolsets.";
+  }
+
   /** The selected tools minus those that need a surface this session lacks (clarify without a person). */
   private exposedToolNames(): ReadonlySet<string> {
     const hidden = new Set<string>();
@@ -376,7 +391,9 @@ export class Agent {
     const controller = new AbortController();
     this.abort = controller;
     try {
-      return await this.loop(userText, controller.signal, usage);
+      const result = await this.loop(userText, controller.signal, usage);
+      if (result.status === "completed") await this.syncMemory(userText, result.finalText);
+      return result;
     } catch (err) {
       const error = this.localError(`Internal error: ${(err as Error)?.stack ?? String(err)}`);
       this.emit({ type: "done", status: "failed", finalText: "", error });
@@ -402,7 +419,13 @@ export class Agent {
     this.router.reset();
     this.useTarget(this.router.current());
     const pendingSteer = [this.takeNotices(), this.takeSteer()].filter(Boolean).join("\n\n");
-    this.append({ role: "user", content: pendingSteer ? `${pendingSteer}\n\n${userText}` : userText });
+    const userMessage = {
+      role: "user" as const,
+      content: pendingSteer ? `${pendingSteer}\n\n${userText}` : userText,
+    };
+    this.append(userMessage);
+    // Recalled memory goes only into the requests' copy of this message: history stays clean.
+    const recalled = await this.recallMemory(userText, signal);
     const budget = new IterationBudget(this.opts.maxTurns ?? this.opts.config.agent.max_turns);
     this.guardrails.reset();
     const ctx = this.toolContext(signal);
@@ -421,7 +444,12 @@ export class Agent {
       await this.compressIfNeeded(withTools);
       const result = await callModel({
         streamFn: this.streamFn,
-        buildRequest: (target) => ({ target, messages: this.messages, tools: withTools, signal }),
+        buildRequest: (target) => ({
+          target,
+          messages: withMemoryContext(this.messages, userMessage, recalled),
+          tools: withTools,
+          signal,
+        }),
         router: this.router,
         ...(this.opts.compressor ? { compressor: this.opts.compressor } : {}),
         ...(!this.opts.compressor && this.context
@@ -483,6 +511,7 @@ export class Agent {
         toolCalls,
         (n) => this.opts.registry.resolveName(n),
         this.opts.toolNames,
+        (name) => this.whyDisabled(name),
       );
       this.append(message);
       if (inGrace) return this.forceSummary(message, finish, call);
@@ -496,6 +525,8 @@ export class Agent {
           this.touch(name ? `running ${name}` : "tools finished");
         },
       });
+      // Programmatic tool calling does not eat the iteration budget.
+      if (results.some((r) => r.name === "execute_code")) budget.refund();
       const notes: string[] = [];
       if (this.tools?.some((t) => t.function.name === "todo")) {
         let nudge = false;
@@ -553,7 +584,7 @@ export class Agent {
   }
 
   private toolContext(signal: AbortSignal): ToolContext {
-    return {
+    const ctx: ToolContext = {
       taskId: this.taskId,
       sessionId: this.sessionId,
       signal,
@@ -579,7 +610,14 @@ export class Agent {
         touch: (d) => this.touch(d),
         create: (o) => new Agent(o),
       }),
+      toolCalls: createToolCallService({
+        registry: this.opts.registry,
+        available: () => (this.tools ?? []).map((t) => t.function.name),
+        ctx: () => ctx,
+        emit: (e) => this.emit(e),
+      }),
     };
+    return ctx;
   }
 
   /** Makes `target` the one in use; a change of provider or model is reported to onModelSwitch. */
@@ -591,6 +629,39 @@ export class Agent {
       this.context?.updateModel(this.contextLengthOf(target));
       this.opts.onModelSwitch?.(target);
     }
+  }
+
+  /** The memory provider's recall for this request, fenced; "" for none, a failure or a timeout. */
+  private async recallMemory(query: string, signal: AbortSignal): Promise<string> {
+    const provider = this.opts.memoryProvider;
+    if (!provider?.prefetch) return "";
+    try {
+      const text = await withProviderTimeout((s) => provider.prefetch!(query, s), signal);
+      return typeof text === "string" ? fenceMemoryContext(text) : "";
+    } catch (err) {
+      if (!signal.aborted) this.warnMemory(provider, "recall", err);
+      return "";
+    }
+  }
+
+  /** Tells the memory provider about a completed turn; a failure is reported and otherwise ignored. */
+  private async syncMemory(user: string, assistant: string): Promise<void> {
+    const provider = this.opts.memoryProvider;
+    if (!provider?.syncTurn) return;
+    try {
+      await withProviderTimeout(() => provider.syncTurn!(user, assistant));
+    } catch (err) {
+      this.warnMemory(provider, "turn sync", err);
+    }
+  }
+
+  private warnMemory(provider: MemoryProvider, what: string, err: unknown): void {
+    const why = err instanceof Error ? err.message : String(err);
+    this.emit({
+      type: "status",
+      kind: "warning",
+      message: `Memory provider ${provider.name}: ${what} failed (${why})`,
+    });
   }
 
   private takeNotices(): string {

@@ -42,6 +42,11 @@ export interface DelegationSettings {
   /** This agent's depth (0 = top level). */
   depth?: number;
   factory?: ChildAgentFactory;
+  /**
+   * This agent ends after its answer (a subagent): no later turn would receive a background
+   * result, so `background: true` runs in the foreground instead.
+   */
+  foregroundOnly?: boolean;
 }
 
 /** The delegating agent as the service sees it. */
@@ -186,6 +191,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       ...(parent.options.approvals ? { approvals: parent.options.approvals } : {}),
       delegation: {
         depth,
+        foregroundOnly: true,
         ...(parent.options.delegation?.factory ? { factory: parent.options.delegation.factory } : {}),
       },
       onEvent: (e) => {
@@ -343,6 +349,11 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       }
       if (tasks.length === 0) return { ok: false, error: "Give a goal, or tasks with a goal each." };
       if (!background) return { ok: true, results: await runAll(tasks, parent.signal) };
+      if (parent.options.delegation?.foregroundOnly) {
+        const note =
+          "Ran in the foreground: this agent ends after its answer, so a background result would be lost.";
+        return { ok: true, results: await runAll(tasks, parent.signal), note };
+      }
       // Background: outlives this turn, so it gets its own controller rather than the turn's signal.
       const id = `deleg_${randomUUID().slice(0, 8)}`;
       const controller = new AbortController();

@@ -45,7 +45,19 @@ export type AgentEvent =
       mode: "pruned" | "summary" | "fallback";
     }
   /** Progress of a delegated child (delegate_task): started, ran a tool, finished (with its status). */
-  | SubagentEvent;
+  | SubagentEvent
+  /** A tool run by another tool (execute_code's script): logged and shown, never in the model's history. */
+  | InnerToolEvent;
+
+export type InnerToolEvent = {
+  type: "inner_tool";
+  /** The tool that made the call. */
+  parent: string;
+  name: string;
+  args: Record<string, unknown>;
+  isError: boolean;
+  durationMs: number;
+};
 
 export type SubagentEvent = {
   type: "subagent";

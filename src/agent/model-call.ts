@@ -18,6 +18,8 @@ import type {
 } from "../llm/types.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { AgentEvent } from "./events.js";
+import { stripMemoryContext } from "./memory/fence.js";
+import { StreamingContextScrubber } from "./memory/scrubber.js";
 
 export interface ModelCallOptions {
   streamFn: StreamFn;
@@ -204,11 +206,16 @@ function withHint(err: ClassifiedError, target: ModelTarget): string {
 }
 
 async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<ModelCallResult> {
+  // A model that echoes the recalled <memory-context> block must not show it to the user.
+  const scrubber = new StreamingContextScrubber();
+  const emitText = (text: string) => {
+    if (text) opts.emit({ type: "text_delta", text });
+  };
   for await (const event of opts.streamFn(request)) {
     opts.onActivity?.();
     switch (event.type) {
       case "text_delta":
-        opts.emit({ type: "text_delta", text: event.text });
+        emitText(scrubber.feed(event.text));
         break;
       case "reasoning_delta":
         opts.emit({ type: "reasoning_delta", text: event.text });
@@ -217,9 +224,21 @@ async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<
       case "tool_call_delta":
         break;
       case "done":
-        return { ok: true, message: event.message, usage: event.usage, finishReason: event.finishReason };
+        emitText(scrubber.flush());
+        return {
+          ok: true,
+          message: withoutMemoryContext(event.message),
+          usage: event.usage,
+          finishReason: event.finishReason,
+        };
       case "error":
-        return { ok: false, error: event.error, partial: event.partial, usage: event.usage };
+        emitText(scrubber.flush());
+        return {
+          ok: false,
+          error: event.error,
+          partial: event.partial && withoutMemoryContext(event.partial),
+          usage: event.usage,
+        };
     }
   }
   return {
@@ -233,4 +252,12 @@ async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<
       shouldFallback: false,
     },
   };
+}
+
+/** The reply as it is stored and returned: any echoed fence removed (and the blank lines it leaves). */
+function withoutMemoryContext(message: AssistantMessage): AssistantMessage {
+  const content = message.content;
+  if (!content) return message;
+  const clean = stripMemoryContext(content);
+  return clean === content ? message : { ...message, content: clean.trim() };
 }

@@ -22,6 +22,8 @@ export function prepareToolCalls(
   calls: ToolCall[],
   resolveName: (name: string) => string | undefined,
   enabled: ReadonlySet<string>,
+  /** Why a registered tool is not enabled here (shown instead of "unknown tool"). */
+  whyDisabled?: (name: string) => string,
 ): PreparedCall[] {
   return calls.map((call) => {
     const raw = call.function.arguments;
@@ -30,6 +32,15 @@ export function prepareToolCalls(
     if (argsRepaired) call.function.arguments = JSON.stringify(repaired.args);
     const resolved = resolveName(call.function.name);
     const toolName = resolved !== undefined && enabled.has(resolved) ? resolved : undefined;
+    if (toolName === undefined && resolved !== undefined && whyDisabled) {
+      return {
+        call,
+        toolName,
+        args: repaired.args,
+        argsRepaired,
+        error: JSON.stringify({ error: `'${resolved}' is not available here: ${whyDisabled(resolved)}` }),
+      };
+    }
     if (toolName === undefined) {
       const available = [...enabled].sort().join(", ");
       return {

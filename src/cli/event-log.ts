@@ -33,6 +33,15 @@ export function logAgentEvent(logger: Logger, sessionId: string, event: AgentEve
           status: event.status,
         });
       return;
+    case "inner_tool":
+      logger.info("inner tool", {
+        session: sessionId,
+        parent: event.parent,
+        tool: event.name,
+        error: event.isError,
+        ms: Math.round(event.durationMs),
+      });
+      return;
     case "compression":
       logger.info("context compressed", {
         session: sessionId,

@@ -87,6 +87,15 @@ export class TerminalRenderer {
         this.opts.status.write(`  ${subagentLine(event)}\n`);
         if (this.opts.status.isTTY && this.running.size > 0) this.drawSpinner();
         return;
+      case "inner_tool":
+        if (!this.opts.showTools) return;
+        this.endText();
+        this.clearSpinner();
+        this.opts.status.write(
+          `    ↳ ${event.name}${fmtPreview(previewArgs(event.args))}${event.isError ? " ✗" : ""}\n`,
+        );
+        if (this.opts.status.isTTY && this.running.size > 0) this.drawSpinner();
+        return;
       case "turn_start":
       case "usage":
       case "message":

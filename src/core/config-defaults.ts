@@ -116,6 +116,15 @@ export interface HermesConfig {
     /** Checks without progress before a child stuck inside one tool is reported stale. */
     heartbeat_stale_cycles_in_tool: number;
   };
+  /** execute_code: scripts that call tools over a local socket. */
+  code_execution: {
+    /** project: the script runs in the session's working directory; strict: in a private temp dir. */
+    mode: string;
+    /** Seconds before the script is stopped (SIGTERM, then SIGKILL 5 s later). */
+    timeout: number;
+    /** Tool calls one script may make; later calls get an error. */
+    max_tool_calls: number;
+  };
   terminal: {
     /** local | ssh | docker */
     backend: string;
@@ -261,6 +270,11 @@ export const DEFAULT_CONFIG: HermesConfig = {
     heartbeat_interval: 30,
     heartbeat_stale_cycles_idle: 15,
     heartbeat_stale_cycles_in_tool: 40,
+  },
+  code_execution: {
+    mode: "project",
+    timeout: 300,
+    max_tool_calls: 50,
   },
   terminal: {
     backend: "local",

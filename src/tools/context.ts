@@ -42,6 +42,23 @@ export interface ToolContext {
   readonly clarify?: ClarifyFn;
   /** Starts subagents (the `delegate_task` tool); absent where delegation is unavailable. */
   readonly delegate?: DelegationService;
+  /** Runs other tools on the model's behalf (the `execute_code` tool); absent where that is unavailable. */
+  readonly toolCalls?: ToolCallService;
+}
+
+/**
+ * Tool calls made by a tool (execute_code's scripts): dispatched like the model's own calls, with
+ * this context and redaction, reported as inner calls but never added to the model's history.
+ */
+export interface ToolCallService {
+  /** Names of the tools the model can call in this session (selection and availability applied). */
+  available(): string[];
+  /** Runs one tool and returns its result string. Never throws. `signal` stops it early. */
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    opts: { parent: string; signal?: AbortSignal },
+  ): Promise<string>;
 }
 
 /** One delegated task: a goal, what the child needs to know, and optionally which toolsets it gets. */
@@ -72,7 +89,7 @@ export interface ChildReport {
 }
 
 export type DelegationOutcome =
-  | { ok: true; results: ChildReport[] }
+  | { ok: true; results: ChildReport[]; note?: string }
   | { ok: true; background: { id: string; tasks: number } }
   | { ok: false; error: string };
 

@@ -24,8 +24,11 @@ export interface ToolRegistration<Ctx> {
   emoji?: string;
   /** Results longer than this are cut with a marker. */
   maxResultChars?: number;
-  /** Patches applied to the schema each time definitions are built (e.g. limits from config). */
-  dynamicSchemaOverrides?: () => Partial<ToolSchema> | undefined;
+  /**
+   * Patches applied to the schema each time definitions are built (e.g. limits from config).
+   * `available` lists the tools of the same definition list that passed their checks.
+   */
+  dynamicSchemaOverrides?: (available: readonly string[]) => Partial<ToolSchema> | undefined;
   /** Safe to run alongside other tools in one batch. */
   parallelSafe?: boolean;
   /** Takes a `path` argument; parallel only when paths do not overlap. */
@@ -41,7 +44,7 @@ export interface ToolEntry<Ctx> extends Required<Pick<ToolRegistration<Ctx>, "na
   requiresEnv: string[];
   emoji: string;
   maxResultChars: number;
-  dynamicSchemaOverrides: (() => Partial<ToolSchema> | undefined) | undefined;
+  dynamicSchemaOverrides: ((available: readonly string[]) => Partial<ToolSchema> | undefined) | undefined;
   parallelSafe: boolean;
   pathScoped: boolean;
 }
@@ -176,12 +179,15 @@ export class ToolRegistry<Ctx> {
       return c !== undefined && now - c.at < CHECK_FN_TTL_MS;
     });
     if (this.memo && this.memo.key === key && checksFresh) return this.memo.defs;
-    const defs: FunctionDefinition[] = [];
+    const available: string[] = [];
     for (const name of sorted) {
-      const entry = this.tools.get(name);
-      if (!entry || !(await this.isAvailable(name, now))) continue;
+      if (this.tools.has(name) && (await this.isAvailable(name, now))) available.push(name);
+    }
+    const defs: FunctionDefinition[] = [];
+    for (const name of available) {
+      const entry = this.tools.get(name)!;
       let schema: ToolSchema = entry.schema;
-      const patch = entry.dynamicSchemaOverrides?.();
+      const patch = entry.dynamicSchemaOverrides?.(available);
       if (patch) schema = { ...schema, ...patch };
       defs.push({
         type: "function",

@@ -200,6 +200,31 @@ describe("delegate_task with real agents", () => {
     expect(rep!.toolsUsed).toEqual(["terminal"]);
   });
 
+  it("a subagent's background delegation runs in the foreground so its result is not lost", async () => {
+    const { agent } = parentAgent((c) => {
+      c.delegation.max_spawn_depth = 2;
+    });
+    fake.setResponder((r) => {
+      const goal = goalOf(r);
+      if (goal === "grand") return { text: "grand result 42" };
+      if (goal === "orch") {
+        return toolResults(r).length === 0
+          ? { toolCalls: [{ name: "delegate_task", arguments: { goal: "grand", background: true } }] }
+          : { text: "orchestrated" };
+      }
+      return toolResults(r).length === 0
+        ? { toolCalls: [{ name: "delegate_task", arguments: { goal: "orch", role: "orchestrator" } }] }
+        : { text: "ok" };
+    });
+    const res = await agent.runConversation("go");
+    expect(res.status).toBe("completed");
+    const orchestratorSaw = fake.requests.filter((r) => goalOf(r) === "orch").at(-1)!;
+    const result = JSON.parse(toolResults(orchestratorSaw)[0]!) as { results: ChildReport[]; note: string };
+    expect(result.results[0]!.summary).toBe("grand result 42");
+    expect(result.note).toMatch(/foreground/);
+    expect(reportsOf(fake.requests.at(-1)!)[0]!.summary).toBe("orchestrated");
+  });
+
   it("an interrupt of the parent cancels its children", async () => {
     const events: AgentEvent[] = [];
     const { agent } = parentAgent(() => {}, { events });

@@ -123,7 +123,9 @@ describe("delegate_task through the CLI", () => {
     const child1 = fake.requests.filter((r) => goalOf(r) === "plan it");
     expect(toolNames(child1[0]!)).not.toContain("delegate_task");
     expect(systemOf(child1[0]!)).not.toContain("orchestrator");
-    expect(text(toolResults(child1[1]!)[0]?.content)).toMatch(/Unknown tool 'delegate_task'/);
+    expect(text(toolResults(child1[1]!)[0]?.content)).toMatch(
+      /'delegate_task' is not available here: subagents cannot use it/,
+    );
     expect(fake.requests.some((r) => goalOf(r) === "leaf work")).toBe(false);
     expect(reportsIn(toolResults(fake.requests.at(-1)!)[0])[0]!.role).toBe("leaf");
 

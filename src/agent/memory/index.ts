@@ -2,7 +2,9 @@ import type { HermesConfig } from "../../core/config.js";
 import { homePaths } from "../../core/home.js";
 import { MemoryStore } from "./store.js";
 
-export type { MemoryProvider } from "./provider.js";
+export { fenceMemoryContext, stripMemoryContext, withMemoryContext } from "./fence.js";
+export { MEMORY_PROVIDER_TIMEOUT_MS, type MemoryProvider, withProviderTimeout } from "./provider.js";
+export { StreamingContextScrubber } from "./scrubber.js";
 export { ENTRY_SEPARATOR, MemoryStore, parseEntries, writeFileAtomic } from "./store.js";
 
 /** The built-in store for a home, configured from `memory.*`. */

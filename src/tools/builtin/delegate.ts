@@ -99,7 +99,7 @@ export async function delegateTool(args: Record<string, unknown>, ctx: ToolConte
       note: "Running in the background; the summaries arrive as a message when all subagents finish.",
     });
   }
-  return toolResult({ results: outcome.results });
+  return toolResult({ results: outcome.results, ...(outcome.note ? { note: outcome.note } : {}) });
 }
 
 export function registerDelegateTool(registry: HermesToolRegistry, config?: HermesConfig): void {

@@ -1,6 +1,7 @@
 import type { HermesConfig } from "../../core/config.js";
 import type { HermesToolRegistry } from "../context.js";
 import { registerClarifyTool } from "./clarify.js";
+import { registerCodeExecTool } from "./code-exec/index.js";
 import { registerDelegateTool } from "./delegate.js";
 import { registerFileTools } from "./files/index.js";
 import { registerMemoryTool } from "./memory.js";
@@ -19,4 +20,5 @@ export function registerBuiltinTools(registry: HermesToolRegistry, config?: Herm
   registerTodoTool(registry);
   registerClarifyTool(registry);
   registerDelegateTool(registry, config);
+  registerCodeExecTool(registry, config);
 }

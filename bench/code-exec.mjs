@@ -1,0 +1,164 @@
+// execute_code: RPC round trips per second from a script to a no-op tool, start-up overhead of one
+// run (empty script), and what one execute_code call saves against the same 10 tool calls made one
+// per model turn (requests and bytes sent to the LLM, through the real agent against the fake
+// server). Figures only, no pass/fail. Run after a build (imports dist/).
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent } from "../dist/agent/agent.js";
+import { DEFAULT_CONFIG } from "../dist/core/config.js";
+import { findPython } from "../dist/tools/builtin/code-exec/env.js";
+import { runScript } from "../dist/tools/builtin/code-exec/run.js";
+import { registerBuiltinTools } from "../dist/tools/builtin/index.js";
+import { createLocalEnvironmentProvider } from "../dist/tools/environments/local.js";
+import { ToolRegistry } from "../dist/tools/registry.js";
+import { startFakeLlm } from "../test/support/fake-llm.ts";
+import { fmt, median, ROOT } from "./lib.mjs";
+
+const ROUND_TRIPS = Number(process.env.BENCH_RPC_CALLS ?? 20000);
+const STARTS = Number(process.env.BENCH_RUNS ?? 20);
+const python = findPython("strict");
+
+/** runScript with one no-op tool, as execute_code runs it (minus argument parsing). */
+const run = (language, code, maxToolCalls = 10) =>
+  runScript({
+    language,
+    code,
+    interpreter: language === "python" ? python : process.execPath,
+    env: (socket) => ({ PATH: process.env.PATH ?? "", HERMES_RPC_SOCKET: socket }),
+    tools: [{ name: "noop", params: [] }],
+    callTool: async () => '{"ok":true}',
+    refuse: (name) => `unknown ${name}`,
+    maxToolCalls,
+    timeoutMs: 120_000,
+  });
+
+async function roundTrips() {
+  const py = await run(
+    "python",
+    [
+      "import time",
+      "from hermes_tools import noop",
+      "noop()",
+      `n = ${ROUND_TRIPS}`,
+      "t = time.perf_counter()",
+      "for _ in range(n): noop()",
+      "print(n / (time.perf_counter() - t))",
+    ].join("\n"),
+    ROUND_TRIPS + 1,
+  );
+  const js = await run(
+    "javascript",
+    [
+      'import { noop } from "hermes_tools";',
+      "await noop();",
+      `const n = ${ROUND_TRIPS};`,
+      "let t = performance.now();",
+      "for (let i = 0; i < n; i++) await noop();",
+      "const seq = n / ((performance.now() - t) / 1000);",
+      "t = performance.now();",
+      "for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: 100 }, () => noop()));",
+      "console.log(seq, n / ((performance.now() - t) / 1000));",
+    ].join("\n"),
+    2 * ROUND_TRIPS + 1,
+  );
+  if (py.status !== "success" || js.status !== "success") throw new Error(py.error ?? js.error);
+  const [seq, par] = js.output.trim().split(" ").map(Number);
+  console.log(
+    `execute_code RPC: ${fmt(Number(py.output), 0)} round trips/s from Python (sequential), ` +
+      `${fmt(seq, 0)}/s from JavaScript (sequential), ${fmt(par, 0)}/s (100 in flight) — ${ROUND_TRIPS} calls to a no-op tool`,
+  );
+}
+
+async function startup() {
+  for (const [language, code, bare] of [
+    ["python", "pass", [python, "-c", "pass"]],
+    ["javascript", "", [process.execPath, "-e", ""]],
+  ]) {
+    const runs = [];
+    const base = [];
+    for (let i = 0; i < STARTS; i++) {
+      const t0 = performance.now();
+      const r = await run(language, code);
+      runs.push(performance.now() - t0);
+      if (r.status !== "success") throw new Error(r.error);
+      const t1 = performance.now();
+      spawnSync(bare[0], bare.slice(1));
+      base.push(performance.now() - t1);
+    }
+    console.log(
+      `execute_code start-up (${language}, empty script): ${fmt(median(runs))} ms median of ${STARTS} ` +
+        `(the bare interpreter alone: ${fmt(median(base))} ms)`,
+    );
+  }
+}
+
+/** Ten source files to read, and the task both ways: one read per turn, or one script. */
+async function comparison() {
+  const project = mkdtempSync(join(tmpdir(), "hermes-bench-code-"));
+  const home = mkdtempSync(join(tmpdir(), "hermes-bench-code-home-"));
+  const sources = readdirSync(join(ROOT, "src", "agent"))
+    .filter((f) => f.endsWith(".ts"))
+    .slice(0, 10);
+  for (const f of sources) copyFileSync(join(ROOT, "src", "agent", f), join(project, f));
+  const script = [
+    "from hermes_tools import read_file",
+    `files = ${JSON.stringify(sources)}`,
+    "for f in files:",
+    "    lines = read_file(f, limit=2000)['content'].splitlines()",
+    "    hits = sum('signal' in l for l in lines)",
+    "    print(f, len(lines), 'lines,', hits, 'mention signal')",
+  ].join("\n");
+  const call = (name, args) => ({ toolCalls: [{ name, arguments: args }] });
+  const fake = await startFakeLlm();
+  const registry = new ToolRegistry();
+  registerBuiltinTools(registry, DEFAULT_CONFIG);
+  const environments = createLocalEnvironmentProvider({ cwd: project, home });
+  const measure = async (turns) => {
+    fake.requests.length = 0;
+    fake.enqueue(...turns, { text: "Summary: done." });
+    const agent = new Agent({
+      target: {
+        provider: "custom",
+        apiMode: "chat_completions",
+        model: "bench",
+        baseUrl: fake.openaiBaseUrl,
+        apiKey: "k",
+      },
+      registry,
+      toolNames: new Set(["read_file", "write_file", "patch", "search_files", "terminal", "execute_code"]),
+      config: DEFAULT_CONFIG,
+      home,
+      environments,
+      onEvent: () => {},
+    });
+    const r = await agent.runConversation("Which of these files mention signal, and how long are they?");
+    if (r.status !== "completed") throw new Error(`run ended ${r.status}`);
+    const bytes = fake.requests.reduce((n, q) => n + Buffer.byteLength(q.rawBody), 0);
+    return { requests: fake.requests.length, bytes, tokens: r.usage.inputTokens };
+  };
+  const perTurn = await measure(sources.map((f) => call("read_file", { path: f, limit: 2000 })));
+  const scripted = await measure([call("execute_code", { code: script })]);
+  const last = fake.requests.at(-1).body.messages.at(-1);
+  const outcome = JSON.parse(last.content);
+  if (outcome.status !== "success" || outcome.tool_calls_made !== 10)
+    throw new Error(`execute_code did not run as expected: ${last.content}`);
+  const kb = (b) => `${fmt(b / 1024, 0)} KB`;
+  console.log(
+    `10 file reads, one per model turn: ${perTurn.requests} requests, ${kb(perTurn.bytes)} sent to the LLM; ` +
+      `one execute_code call: ${scripted.requests} requests, ${kb(scripted.bytes)} ` +
+      `(${fmt(perTurn.bytes / scripted.bytes)}× fewer bytes, ${fmt(perTurn.requests / scripted.requests)}× fewer requests)`,
+  );
+  await environments.disposeAll();
+  await fake.close();
+  rmSync(project, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+}
+
+if (!python) console.log("execute_code bench: no python3 found; skipped");
+else {
+  await roundTrips();
+  await startup();
+  await comparison();
+}

@@ -1,0 +1,141 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
+import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
+
+let fake: FakeLlm;
+beforeEach(async () => {
+  fake = await startFakeLlm();
+});
+afterEach(async () => {
+  killStrays();
+  await fake.close();
+});
+
+interface Msg {
+  role: string;
+  content: unknown;
+  name?: string;
+}
+const messagesOf = (r: RecordedRequest): Msg[] => (r.body as { messages: Msg[] }).messages;
+const toolMessages = (r: RecordedRequest): Msg[] => messagesOf(r).filter((m) => m.role === "tool");
+interface ExecResult {
+  status: string;
+  output: string;
+  error?: string;
+  tool_calls_made: number;
+  duration_seconds: number;
+}
+const execResult = (m: Msg | undefined): ExecResult => JSON.parse(String(m?.content)) as ExecResult;
+const descriptionOf = (r: RecordedRequest, tool: string): string =>
+  (r.body as { tools: Array<{ function: { name: string; description: string } }> }).tools.find(
+    (t) => t.function.name === tool,
+  )?.function.description ?? "";
+
+const config = (extra = ""): string =>
+  `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n${extra}`;
+const exec = (code: string) => ({ toolCalls: [{ name: "execute_code", arguments: { code } }] });
+
+const REFACTOR = `
+from hermes_tools import search_files, read_file, patch
+import json
+found = search_files("old_api_call", path=".", file_glob="*.py", output_mode="files_with_matches")
+paths = [p for p in found["results"].splitlines() if p]
+fixed = []
+for p in paths:
+    if "old_api_call(" in read_file(p)["content"]:
+        r = patch(path=p, old_string="old_api_call(", new_string="new_api_call(", replace_all=True)
+        if "error" not in r:
+            fixed.append(p.split("/")[-1])
+print(json.dumps({"fixed": sorted(fixed), "matched": len(paths)}))
+`;
+
+describe("execute_code through the CLI", () => {
+  it("runs a script that searches, reads and patches files in one model turn", async () => {
+    const box = sandbox(config());
+    writeFileSync(join(box.work, "a.py"), "x = old_api_call(1)\ny = old_api_call(2)\n");
+    writeFileSync(join(box.work, "b.py"), "z = old_api_call(3)\n");
+    writeFileSync(join(box.work, "notes.txt"), "old_api_call( stays here\n");
+    fake.enqueue(exec(REFACTOR), { text: "Both files now use new_api_call." });
+    const r = await runHermes(["chat", "-q", "replace old_api_call"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "sk-e2e-parent-only-0123456789abcd" }),
+      cwd: box.work,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Both files now use new_api_call.");
+    expect(readFileSync(join(box.work, "a.py"), "utf8")).toBe("x = new_api_call(1)\ny = new_api_call(2)\n");
+    expect(readFileSync(join(box.work, "b.py"), "utf8")).toBe("z = new_api_call(3)\n");
+    expect(readFileSync(join(box.work, "notes.txt"), "utf8")).toContain("old_api_call(");
+    expect(fake.requests).toHaveLength(2);
+    // The description names the functions this session's scripts can call.
+    const description = descriptionOf(fake.requests[0]!, "execute_code");
+    expect(description).toContain("search_files(pattern");
+    expect(description).toContain("patch(");
+    expect(description).not.toContain("delegate_task");
+    // Only the script's printout reaches the model: one tool message, no inner results.
+    const tools = toolMessages(fake.requests[1]!);
+    expect(tools).toHaveLength(1);
+    const result = execResult(tools[0]);
+    expect(result.status).toBe("success");
+    expect(JSON.parse(result.output)).toEqual({ fixed: ["a.py", "b.py"], matched: 2 });
+    expect(result.tool_calls_made).toBe(5);
+    // Inner calls show up for the user and in the agent log.
+    expect(r.stderr).toContain("↳ search_files");
+    expect(r.stderr).toContain("↳ patch: b.py");
+    const log = readFileSync(join(box.home, "logs", "agent.log"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { msg: string; tool?: string; parent?: string });
+    const inner = log.filter((l) => l.msg === "inner tool");
+    expect(inner.map((l) => l.tool)).toEqual(["search_files", "read_file", "patch", "read_file", "patch"]);
+    expect(inner.every((l) => l.parent === "execute_code")).toBe(true);
+  });
+
+  it("returns a syntax error to the model, and scripts do not use up the iteration budget", async () => {
+    const box = sandbox(config("agent:\n  max_turns: 2\n"));
+    fake.enqueue(
+      exec("print('unclosed'"),
+      exec("import os\nprint(os.environ.get('OPENAI_API_KEY', 'no key here'))"),
+      { text: "done after fixing the script" },
+    );
+    const r = await runHermes(["chat", "-q", "compute"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "sk-e2e-parent-only-0123456789abcd" }),
+      cwd: box.work,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("done after fixing the script");
+    const first = execResult(toolMessages(fake.requests[1]!)[0]);
+    expect(first.status).toBe("error");
+    expect(first.error).toMatch(/SyntaxError/);
+    const second = execResult(toolMessages(fake.requests[2]!)[1]);
+    expect(second).toMatchObject({ status: "success", output: "no key here\n" });
+    // Three model calls with max_turns 2: both execute_code turns were refunded.
+    expect(fake.requests).toHaveLength(3);
+    expect(r.stderr).not.toContain("Iteration limit");
+  });
+
+  it("refuses the 51st tool call of a script", async () => {
+    const box = sandbox(config());
+    writeFileSync(join(box.work, "a.txt"), "a\n");
+    fake.enqueue(
+      exec(
+        "from hermes_tools import read_file\n" +
+          "rs = [read_file('a.txt') for _ in range(51)]\n" +
+          "print(sum('content' in x for x in rs), rs[-1]['error'])",
+      ),
+      { text: "hit the limit" },
+    );
+    const r = await runHermes(["chat", "-q", "loop"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    expect(r.code).toBe(0);
+    const result = execResult(toolMessages(fake.requests[1]!)[0]);
+    expect(result.status).toBe("success");
+    expect(result.tool_calls_made).toBe(50);
+    expect(result.output).toMatch(
+      /^50 Tool call limit reached: a script may make 50 tool calls; this one was not run\./,
+    );
+  });
+});
