@@ -2,8 +2,9 @@
 // run (empty script), and what one execute_code call saves against the same 10 tool calls made one
 // per model turn (requests and bytes sent to the LLM, through the real agent against the fake
 // server). Figures only, no pass/fail. Run after a build (imports dist/).
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../dist/agent/agent.js";
@@ -34,7 +35,68 @@ const run = (language, code, maxToolCalls = 10) =>
     timeoutMs: 120_000,
   });
 
+/** Round-trip figures swing with vCPU scheduling: the median of a few runs, with the range. */
+const RPC_REPEATS = Number(process.env.BENCH_RPC_REPEATS ?? 5);
+
+/**
+ * The floor set by the machine: a bare Node server answering a bare Python client over a Unix
+ * socket with the same newline-delimited JSON, none of execute_code's code on either side.
+ */
+async function bareSocketRate() {
+  const dir = mkdtempSync(join(tmpdir(), "hermes-bench-sock-"));
+  const path = join(dir, "s.sock");
+  const server = createServer((c) => {
+    c.setEncoding("utf8");
+    let buf = "";
+    c.on("data", (d) => {
+      buf += d;
+      for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+        const { id } = JSON.parse(buf.slice(0, nl));
+        buf = buf.slice(nl + 1);
+        c.write(`${JSON.stringify({ id, result: '{"ok":true}' })}\n`);
+      }
+    });
+  });
+  await new Promise((r) => server.listen(path, r));
+  const client = [
+    "import json, socket, sys, time",
+    "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); r = s.makefile('rb')",
+    `n = ${ROUND_TRIPS}; t = time.perf_counter()`,
+    "for i in range(n):",
+    "    s.sendall((json.dumps({'id': i, 'tool': 'noop', 'args': {}}) + '\\n').encode()); json.loads(r.readline())",
+    "print(n / (time.perf_counter() - t))",
+  ].join("\n");
+  const rates = [];
+  for (let i = 0; i < RPC_REPEATS; i++) {
+    const out = await new Promise((resolve, reject) => {
+      execFile(python, ["-c", client, path], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
+    rates.push(Number(out));
+  }
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+  return rates;
+}
+
 async function roundTrips() {
+  const bare = await bareSocketRate();
+  const pyRates = [];
+  for (let i = 0; i < RPC_REPEATS; i++) pyRates.push(Number((await pythonRoundTrips()).output));
+  const js = await javascriptRoundTrips();
+  if (js.status !== "success") throw new Error(js.error);
+  const [seq, par] = js.output.trim().split(" ").map(Number);
+  console.log(
+    `execute_code RPC: ${fmt(median(pyRates), 0)} round trips/s from Python (sequential; median of ${RPC_REPEATS}, ` +
+      `${fmt(Math.min(...pyRates), 0)}–${fmt(Math.max(...pyRates), 0)}), ` +
+      `${fmt(seq, 0)}/s from JavaScript (sequential), ${fmt(par, 0)}/s (100 in flight) — ${ROUND_TRIPS} calls to a no-op tool per run`,
+  );
+  console.log(
+    `execute_code RPC floor of this machine: a bare Python client and Node server on a Unix socket: ${fmt(median(bare), 0)}/s ` +
+      `(median of ${RPC_REPEATS}, ${fmt(Math.min(...bare), 0)}–${fmt(Math.max(...bare), 0)})`,
+  );
+}
+
+async function pythonRoundTrips() {
   const py = await run(
     "python",
     [
@@ -48,7 +110,12 @@ async function roundTrips() {
     ].join("\n"),
     ROUND_TRIPS + 1,
   );
-  const js = await run(
+  if (py.status !== "success") throw new Error(py.error);
+  return py;
+}
+
+function javascriptRoundTrips() {
+  return run(
     "javascript",
     [
       'import { noop } from "hermes_tools";',
@@ -62,12 +129,6 @@ async function roundTrips() {
       "console.log(seq, n / ((performance.now() - t) / 1000));",
     ].join("\n"),
     2 * ROUND_TRIPS + 1,
-  );
-  if (py.status !== "success" || js.status !== "success") throw new Error(py.error ?? js.error);
-  const [seq, par] = js.output.trim().split(" ").map(Number);
-  console.log(
-    `execute_code RPC: ${fmt(Number(py.output), 0)} round trips/s from Python (sequential), ` +
-      `${fmt(seq, 0)}/s from JavaScript (sequential), ${fmt(par, 0)}/s (100 in flight) — ${ROUND_TRIPS} calls to a no-op tool`,
   );
 }
 

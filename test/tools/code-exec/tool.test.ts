@@ -291,6 +291,22 @@ describe("execute_code: failures", () => {
     expect(r.status).toBe("error");
     expect(r.output).toBe("step 1\n");
     expect(r.error).toMatch(/Traceback[\s\S]*ValueError: boom at step 2/);
+    // The traceback starts at the script's own frame: nothing of the launcher shows.
+    expect(r.error).not.toContain("<string>");
+    expect(r.error).toMatch(/File ".*script\.py", line 2, in <module>/);
+  });
+
+  it("runs a Python script as __main__ leading its own process group, inside Hermes's session", async () => {
+    h = await createCodeExecHarness();
+    const r = await h.exec({
+      code: py(
+        "import os, sys",
+        "print(__name__, os.path.basename(sys.argv[0]), os.getpgid(0) == os.getpid())",
+        "print(os.getsid(0) == os.getsid(os.getppid()))",
+      ),
+    });
+    expect(r.status, r.error).toBe("success");
+    expect(r.output).toBe("__main__ script.py True\nTrue\n");
   });
 
   it("kills the script on interrupt and says so", async () => {

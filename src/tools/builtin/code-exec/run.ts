@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { launchPlan } from "./launch.js";
 import { KILL_GRACE_MS, MAX_STDERR_BYTES, MAX_STDOUT_BYTES, OutputCapture } from "./limits.js";
 import { type RpcReply, startRpcServer } from "./rpc-server.js";
 import type { StubSpec } from "./sandbox-tools.js";
@@ -63,13 +64,18 @@ async function prepareDir(dir: string, opts: RunScriptOptions): Promise<string> 
   return join(dir, "script.mjs");
 }
 
-/** Signals the child's whole process group (it was started detached, as its own group leader). */
+/** Signals the child's whole process group (the child leads it; see launch.ts). */
 function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, sig);
   } catch {
-    // already gone
+    // No such group yet (the interpreter has not made it) or already gone: signal the child itself.
+    try {
+      process.kill(child.pid, sig);
+    } catch {
+      // already gone
+    }
   }
 }
 
@@ -130,10 +136,11 @@ function supervise(
   const stdout = new OutputCapture(opts.maxStdoutBytes ?? MAX_STDOUT_BYTES, "stdout");
   const stderr = new OutputCapture(opts.maxStderrBytes ?? MAX_STDERR_BYTES, "stderr");
   return new Promise((resolve) => {
-    const child = spawn(opts.interpreter, [scriptPath], {
+    const plan = launchPlan(opts.language, scriptPath);
+    const child = spawn(opts.interpreter, plan.args, {
       cwd,
       env,
-      detached: true,
+      detached: plan.detached,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let ended: "timeout" | "interrupted" | undefined;

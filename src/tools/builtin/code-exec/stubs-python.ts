@@ -10,7 +10,7 @@ const usable = (name: string): boolean => /^[A-Za-z][A-Za-z0-9_]*$/.test(name) &
 
 /**
  * The RPC client. One connection per thread (so threads never share a socket and need no lock
- * around a round trip), reopened after a fork. Replies are read with a buffered line reader: a
+ * around a round trip), dropped in a forked child. Replies are read with a buffered line reader: a
  * fresh large recv() buffer per call costs more than the round trip itself. Tool results are JSON
  * strings: they come back parsed when they parse. A refused call (unknown tool, call limit)
  * returns {"error": ...} like a failed tool.
@@ -23,16 +23,24 @@ import threading as _threading
 _local = _threading.local()
 _id_lock = _threading.Lock()
 _last_id = [0]
+_encode = _json.JSONEncoder(default=str, separators=(",", ":")).encode
+
+
+def _forget_connection():
+    _local.__dict__.clear()
+
+
+# A forked child must not share its parent's connection (replies would go to either process).
+_os.register_at_fork(after_in_child=_forget_connection)
 
 
 def _connection():
     sock = getattr(_local, "sock", None)
-    if sock is None or getattr(_local, "pid", None) != _os.getpid():
+    if sock is None:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         sock.connect(_os.environ["HERMES_RPC_SOCKET"])
         _local.sock = sock
         _local.reader = sock.makefile("rb")
-        _local.pid = _os.getpid()
     return sock
 
 
@@ -43,7 +51,7 @@ def _call(tool, args):
     payload = {"id": request_id, "tool": tool, "args": {k: v for k, v in args.items() if v is not None}}
     try:
         sock = _connection()
-        sock.sendall((_json.dumps(payload, default=str) + "\\n").encode("utf-8"))
+        sock.sendall((_encode(payload) + "\\n").encode("utf-8"))
         line = _local.reader.readline()
         if not line:
             raise ConnectionError("connection closed")
