@@ -305,7 +305,7 @@ describe("execute_code: failures", () => {
         "print(os.getsid(0) == os.getsid(os.getppid()))",
       ),
     });
-    expect(r.status, r.error).toBe("success");
+    expect(r.status, String(r.error)).toBe("success");
     expect(r.output).toBe("__main__ script.py True\nTrue\n");
   });
 
