@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
+import { cleanEnv, killStrays, runHermes, sandbox, startHermes } from "../support/cli.js";
 import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
@@ -113,6 +114,97 @@ describe("execute_code through the CLI", () => {
     // Three model calls with max_turns 2: both execute_code turns were refunded.
     expect(fake.requests).toHaveLength(3);
     expect(r.stderr).not.toContain("Iteration limit");
+  });
+
+  it("reports a runtime error, an excluded tool, capped output, a timeout; the socket is gone after", async () => {
+    const box = sandbox(config("code_execution:\n  timeout: 2\n"));
+    fake.enqueue(
+      exec("print('before')\nraise ValueError('broken at step 2')"),
+      exec(
+        "import hermes_tools\n" +
+          "print(hasattr(hermes_tools, 'delegate_task'), hasattr(hermes_tools, 'read_file'))\n" +
+          "print(hermes_tools._call('delegate_task', {'goal': 'x'})['error'])",
+      ),
+      exec("import os\nprint(os.environ['HERMES_RPC_SOCKET'])\nprint('x' * 200000)"),
+      exec("import time\nprint('started', flush=True)\ntime.sleep(30)"),
+      { text: "all four reported" },
+    );
+    const started = Date.now();
+    const r = await runHermes(["-z", "try scripts"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("all four reported\n");
+    const results = fake.requests.slice(1).map((q) => execResult(toolMessages(q).at(-1)));
+    expect(results[0]).toMatchObject({ status: "error", output: "before\n" });
+    expect(results[0]!.error).toMatch(/Traceback[\s\S]*line 2[\s\S]*ValueError: broken at step 2/);
+    expect(results[1]).toMatchObject({ status: "success", tool_calls_made: 0 });
+    expect(results[1]!.output).toBe(
+      "False True\nTool 'delegate_task' cannot be called from execute_code; call it as a normal tool instead.\n",
+    );
+    const [socketPath, ...rest] = results[2]!.output.split("\n");
+    expect(results[2]!.status).toBe("success");
+    expect(Buffer.byteLength(results[2]!.output)).toBeLessThan(51_000);
+    expect(rest.join("\n")).toMatch(/\[\.\.\. \d+ bytes of stdout cut: stdout is capped at 50 KB/);
+    expect(socketPath).toMatch(/rpc\.sock$/);
+    expect(existsSync(socketPath!)).toBe(false);
+    expect(results[3]).toMatchObject({ status: "timeout", output: "started\n" });
+    expect(results[3]!.error).toMatch(/time limit/);
+    expect(results[3]!.duration_seconds).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("an interrupt kills a running script and records the interrupted result", async () => {
+    const box = sandbox(config());
+    const pidFile = join(box.work, "script.pid");
+    fake.enqueue(
+      exec(`import os, time\nopen(${JSON.stringify(pidFile)}, 'w').write(str(os.getpid()))\ntime.sleep(60)`),
+      { text: "never asked" },
+    );
+    const run = startHermes(["chat", "-q", "wait"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((res) => setTimeout(res, 50));
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    run.child.kill("SIGINT");
+    const r = await run.done;
+    expect(r.code).toBe(130);
+    expect(() => process.kill(pid, 0)).toThrow();
+    const db = new DatabaseSync(join(box.home, "state.db"), { readOnly: true });
+    const stored = db.prepare("SELECT content FROM messages WHERE role = 'tool'").all() as Array<{
+      content: string;
+    }>;
+    db.close();
+    expect(stored).toHaveLength(1);
+    expect(execResult({ role: "tool", content: stored[0]!.content })).toMatchObject({
+      status: "interrupted",
+      error: "[execution interrupted — user sent a new message]",
+    });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("runs the JavaScript flavour with concurrent calls and no provider key in its environment", async () => {
+    const box = sandbox(config());
+    for (const n of [1, 2, 3]) writeFileSync(join(box.work, `f${n}.txt`), `file ${n}\n`);
+    const code = [
+      'import { read_file } from "hermes_tools";',
+      'const rs = await Promise.all([1, 2, 3].map((n) => read_file({ path: "f" + n + ".txt" })));',
+      'console.log(rs.map((r) => r.content.trim()).join(" | "), process.env.OPENAI_API_KEY ?? "no key");',
+    ].join("\n");
+    fake.enqueue(
+      { toolCalls: [{ name: "execute_code", arguments: { code, language: "javascript" } }] },
+      { text: "read three" },
+    );
+    const r = await runHermes(["-z", "read them"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "sk-e2e-parent-only-0123456789abcd" }),
+      cwd: box.work,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const result = execResult(toolMessages(fake.requests[1]!)[0]);
+    expect(result).toMatchObject({ status: "success", tool_calls_made: 3 });
+    expect(result.output).toBe("1|file 1 | 1|file 2 | 1|file 3 no key\n");
   });
 
   it("refuses the 51st tool call of a script", async () => {
