@@ -1,19 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApprovalSession } from "../../src/tools/approval/session.js";
 import { loadPty, PtyUnavailableError } from "../../src/tools/environments/pty.js";
-import { BIN, cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
+import { BIN, cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 const config = (extra = "approvals:\n  mode: manual\n") =>

@@ -1,18 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox, startHermes } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
 
 type Protocol = "openai" | "anthropic";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 function configFor(protocol: Protocol, extra = ""): string {

@@ -1,26 +1,21 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox, startHermes } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
+import {
+  openaiConfig,
+  toolMessagesOf as toolMessages,
+  useFakeLlm,
+  type WireMessage,
+} from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
-interface Msg {
-  role: string;
-  content: unknown;
-  name?: string;
-}
-const messagesOf = (r: RecordedRequest): Msg[] => (r.body as { messages: Msg[] }).messages;
-const toolMessages = (r: RecordedRequest): Msg[] => messagesOf(r).filter((m) => m.role === "tool");
 interface ExecResult {
   status: string;
   output: string;
@@ -28,14 +23,13 @@ interface ExecResult {
   tool_calls_made: number;
   duration_seconds: number;
 }
-const execResult = (m: Msg | undefined): ExecResult => JSON.parse(String(m?.content)) as ExecResult;
+const execResult = (m: WireMessage | undefined): ExecResult => JSON.parse(String(m?.content)) as ExecResult;
 const descriptionOf = (r: RecordedRequest, tool: string): string =>
   (r.body as { tools: Array<{ function: { name: string; description: string } }> }).tools.find(
     (t) => t.function.name === tool,
   )?.function.description ?? "";
 
-const config = (extra = ""): string =>
-  `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n${extra}`;
+const config = (extra = ""): string => openaiConfig(fake, extra);
 const exec = (code: string) => ({ toolCalls: [{ name: "execute_code", arguments: { code } }] });
 
 const REFACTOR = `

@@ -1,30 +1,26 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import {
+  messagesOf,
+  openaiConfig,
+  toolMessagesOf as toolResults,
+  useFakeLlm,
+  type WireMessage,
+} from "../support/e2e.js";
 import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
-interface Msg {
-  role: string;
-  content: unknown;
-  name?: string;
-}
-const messagesOf = (r: RecordedRequest): Msg[] => (r.body as { messages: Msg[] }).messages;
 const text = (c: unknown): string => (typeof c === "string" ? c : JSON.stringify(c));
 const systemOf = (r: RecordedRequest): string =>
   text(messagesOf(r).find((m) => m.role === "system")?.content);
 /** The goal a child works on (from its subagent system prompt), or undefined for the top-level agent. */
 const goalOf = (r: RecordedRequest): string | undefined => /## Your task\n(.*)/.exec(systemOf(r))?.[1];
-const toolResults = (r: RecordedRequest): Msg[] => messagesOf(r).filter((m) => m.role === "tool");
 const toolNames = (r: RecordedRequest): string[] =>
   ((r.body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map((t) => t.function.name);
 const delegateCall = (args: Record<string, unknown>): ScriptedTurn => ({
@@ -39,11 +35,10 @@ interface Report {
   role: string;
   error?: string;
 }
-const reportsIn = (m: Msg | undefined): Report[] =>
+const reportsIn = (m: WireMessage | undefined): Report[] =>
   (JSON.parse(text(m?.content)) as { results: Report[] }).results;
 
-const config = (extra = ""): string =>
-  `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n${extra}`;
+const config = (extra = ""): string => openaiConfig(fake, extra);
 
 function sessionsIn(home: string): Array<{ id: string; source: string; parent_session_id: string | null }> {
   const db = new DatabaseSync(join(home, "state.db"));

@@ -1,20 +1,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { messagesOf, openaiConfig, useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
-const config = (extra = ""): string =>
-  `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\n${extra}`;
+const config = (extra = ""): string => openaiConfig(fake, extra);
 const HARD_STOPS = "tool_loop_guardrails:\n  hard_stop_enabled: true\n";
 
 const repeat = (n: number, name: string, args: Record<string, unknown>): ScriptedTurn[] =>
@@ -22,8 +18,7 @@ const repeat = (n: number, name: string, args: Record<string, unknown>): Scripte
 
 /** The newest tool result in a chat-completions request. */
 function lastToolResult(req: RecordedRequest): string {
-  const messages = (req.body as { messages: Array<{ role: string; content: string }> }).messages;
-  const last = messages.at(-1)!;
+  const last = messagesOf(req).at(-1)!;
   expect(last.role).toBe("tool");
   return String(last.content);
 }

@@ -1,16 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 const systemOf = (req: RecordedRequest): string => {

@@ -5,18 +5,15 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PoolEntry } from "../../src/llm/auth-store.js";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
+import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 /** Small timeout for the hang case; tiny backoff so retries do not slow the suite. */

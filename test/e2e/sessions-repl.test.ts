@@ -1,18 +1,15 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TITLE_INSTRUCTION } from "../../src/state/auto-title.js";
 import { loadPty, PtyUnavailableError } from "../../src/tools/environments/pty.js";
-import { BIN, cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../support/fake-llm.js";
+import { BIN, cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 const config = (extra = ""): string =>

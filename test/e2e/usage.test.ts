@@ -1,17 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { UsageReport } from "../../src/agent/usage.js";
-import { cleanEnv, killStrays, runHermes, sandbox } from "../support/cli.js";
-import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
+import { useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
-beforeEach(async () => {
-  fake = await startFakeLlm();
-});
-afterEach(async () => {
-  killStrays();
-  await fake.close();
+useFakeLlm((f) => {
+  fake = f;
 });
 
 /** OpenAI's gpt-5 over the Responses API, at the fake server's URL: priced from the catalog. */
