@@ -55,6 +55,8 @@ export type InnerToolEvent = {
   parent: string;
   name: string;
   args: Record<string, unknown>;
+  /** The result the calling tool received (redacted); for the transcript, never the model. */
+  result: string;
   isError: boolean;
   durationMs: number;
 };

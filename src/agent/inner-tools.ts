@@ -37,6 +37,7 @@ export function createToolCallService(opts: InnerToolOptions): ToolCallService {
         parent,
         name,
         args,
+        result: content,
         isError: content.startsWith('{"error"'),
         durationMs: performance.now() - started,
       });

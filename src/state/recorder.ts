@@ -55,6 +55,16 @@ export class SessionRecorder {
       } else if (e.type === "usage" && this.created) {
         const cost = this.info.pricing ? estimateCost(e.call, this.info.pricing(e.model, e.provider)) : null;
         this.store.addUsage(this.info.sessionId, { ...e.call, costUsd: cost ?? 0 });
+      } else if (e.type === "inner_tool") {
+        this.ensureSession();
+        this.store.appendInnerToolCall(this.info.sessionId, {
+          parentTool: e.parent,
+          toolName: e.name,
+          args: e.args,
+          result: e.result,
+          isError: e.isError,
+          durationMs: e.durationMs,
+        });
       } else if (e.type === "compression") {
         this.continueAfterCompression(e.sessionId, e.parentSessionId, e.messages);
       } else if (e.type === "done" && (e.status === "completed" || e.status === "budget_exhausted")) {

@@ -47,6 +47,27 @@ export interface StoredMessage {
   message: ChatMessage;
 }
 
+/** A tool call made by a tool (an execute_code script), kept in the transcript only. */
+export interface InnerToolCall {
+  /** The tool that made it (execute_code). */
+  parentTool: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  /** The result as the script received it, cut at INNER_RESULT_MAX_CHARS. */
+  result: string;
+  isError: boolean;
+  durationMs: number;
+}
+
+export interface StoredInnerToolCall extends InnerToolCall {
+  /** Sequence number of the last message stored before the call: it belongs right after it. */
+  afterSeq: number;
+  createdAt: number;
+}
+
+/** Longest inner-call result kept in the transcript (scripts often read whole files). */
+export const INNER_RESULT_MAX_CHARS = 4_000;
+
 export interface MessageMeta {
   tokenCount?: number;
   finishReason?: string;
@@ -118,6 +139,9 @@ export interface SessionStore {
   /** Indexes messages written since the last search or batch; searches call it themselves. */
   indexPending(): number;
   loadMessages(sessionId: string): StoredMessage[];
+  /** Records a tool call made by a tool after the session's latest message (transcript only). */
+  appendInnerToolCall(sessionId: string, call: InnerToolCall): void;
+  loadInnerToolCalls(sessionId: string): StoredInnerToolCall[];
   /** Messages of a session with `id` within `window` positions of message `aroundId`. */
   messagesAround(sessionId: string, aroundId: number, window: number): StoredMessage[];
   search(opts: SearchOptions): SearchHit[];

@@ -85,6 +85,40 @@ describe("execute_code through the CLI", () => {
     const inner = log.filter((l) => l.msg === "inner tool");
     expect(inner.map((l) => l.tool)).toEqual(["search_files", "read_file", "patch", "read_file", "patch"]);
     expect(inner.every((l) => l.parent === "execute_code")).toBe(true);
+    // ...and in the stored transcript, right after the message that asked for execute_code.
+    const db = new DatabaseSync(join(box.home, "state.db"), { readOnly: true });
+    const { id } = db.prepare("SELECT id FROM sessions").get() as { id: string };
+    db.close();
+    const exported = await runHermes(["sessions", "export", id, "-f", "jsonl"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    expect(exported.code, exported.stderr).toBe(0);
+    const lines = exported.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; role?: string; toolName?: string; result?: string });
+    const kinds = lines.map((l) =>
+      l.type === "message" ? l.role : l.type === "session" ? "session" : l.toolName,
+    );
+    expect(kinds).toEqual([
+      "session",
+      "user",
+      "assistant",
+      "search_files",
+      "read_file",
+      "patch",
+      "read_file",
+      "patch",
+      "tool",
+      "assistant",
+    ]);
+    expect(lines[4]!.result).toContain("old_api_call(");
+    const md = await runHermes(["sessions", "export", id, "-f", "md"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    expect(md.stdout).toContain("↳ execute_code called `patch`");
   });
 
   it("returns a syntax error to the model, and scripts do not use up the iteration budget", async () => {

@@ -128,6 +128,44 @@ describe("SessionRecorder bookkeeping", () => {
     expect(nextInLineage("release #1 notes")).toBe("release #1 notes #2");
   });
 
+  it("keeps a script's inner tool calls in the transcript after the message that started it; undo drops them", () => {
+    const msgs: ChatMessage[] = [];
+    const rec = setup(msgs);
+    const inner = (name: string, result: string): AgentEvent => ({
+      type: "inner_tool",
+      parent: "execute_code",
+      name,
+      args: { path: "a.txt" },
+      result,
+      isError: result.startsWith('{"error"'),
+      durationMs: 1.5,
+    });
+    feed(
+      rec,
+      msgs,
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "execute_code", arguments: "{}" } }],
+      },
+    );
+    rec.handle(inner("read_file", "x".repeat(10_000)));
+    rec.handle(inner("patch", '{"error": "no match"}'));
+    feed(rec, msgs, { role: "tool", tool_call_id: "c1", name: "execute_code", content: "{}" });
+    const calls = store.loadInnerToolCalls("s1");
+    expect(calls.map((c) => [c.afterSeq, c.toolName, c.isError])).toEqual([
+      [1, "read_file", false],
+      [1, "patch", true],
+    ]);
+    expect(calls[0]!.result).toMatch(/^x{4000}… \[6000 more chars\]$/);
+    expect(calls[0]!.args).toEqual({ path: "a.txt" });
+    // The conversation itself holds none of them.
+    expect(store.loadMessages("s1").map((m) => m.message.role)).toEqual(["user", "assistant", "tool"]);
+    rec.dropLast(3);
+    expect(store.loadInnerToolCalls("s1")).toEqual([]);
+  });
+
   it("titles an untitled session once after the first answer, in the background, never over a user title", async () => {
     const msgs: ChatMessage[] = [];
     const asked: string[][] = [];

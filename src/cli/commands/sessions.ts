@@ -1,7 +1,13 @@
 import { writeFileSync } from "node:fs";
 import { ensureHermesHome, getHermesHome } from "../../core/home.js";
 import { openStateStore } from "../../state/open.js";
-import { messageText, type SessionRecord, type SessionStore, type StoredMessage } from "../../state/store.js";
+import {
+  messageText,
+  type SessionRecord,
+  type SessionStore,
+  type StoredInnerToolCall,
+  type StoredMessage,
+} from "../../state/store.js";
 
 /** Runs `fn` with the profile's store open; prints a clear message and returns 1 when it cannot be opened. */
 function withStore(fn: (store: SessionStore) => number): number {
@@ -56,7 +62,19 @@ export function sessionsList(opts: { limit?: string; source?: string; json?: boo
   });
 }
 
-function toMarkdown(s: SessionRecord, messages: StoredMessage[]): string {
+/** Inner tool calls grouped by the message they follow. */
+function innerCallsAfter(calls: readonly StoredInnerToolCall[]): Map<number, StoredInnerToolCall[]> {
+  const by = new Map<number, StoredInnerToolCall[]>();
+  for (const c of calls) by.set(c.afterSeq, [...(by.get(c.afterSeq) ?? []), c]);
+  return by;
+}
+
+function toMarkdown(
+  s: SessionRecord,
+  messages: StoredMessage[],
+  inner: readonly StoredInnerToolCall[],
+): string {
+  const innerAfter = innerCallsAfter(inner);
   const out = [
     `# ${s.title ?? `Session ${s.id}`}`,
     "",
@@ -64,7 +82,8 @@ function toMarkdown(s: SessionRecord, messages: StoredMessage[]): string {
     `- started: ${when(s.startedAt)} UTC`,
   ];
   out.push(`- source: ${s.source}`, `- model: ${s.model ?? "?"}`, "");
-  for (const { message: m } of messages) {
+  for (const { message: m, seq } of messages) {
+    const calls = innerAfter.get(seq) ?? [];
     if (m.role === "tool") {
       out.push(`### tool result${m.name ? ` (${m.name})` : ""}`, "", "```", m.content, "```", "");
       continue;
@@ -77,6 +96,11 @@ function toMarkdown(s: SessionRecord, messages: StoredMessage[]): string {
         out.push(`- tool call \`${tc.function.name}\` ${tc.function.arguments}`);
       if (m.tool_calls?.length) out.push("");
     }
+    for (const c of calls) {
+      const mark = c.isError ? " (error)" : "";
+      out.push(`  - ↳ ${c.parentTool} called \`${c.toolName}\` ${JSON.stringify(c.args)}${mark}`);
+    }
+    if (calls.length > 0) out.push("");
   }
   return out.join("\n");
 }
@@ -89,18 +113,22 @@ export function sessionsExport(
     const s = find(store, idOrTitle);
     if (!s) return 1;
     const messages = store.loadMessages(s.id);
+    const inner = store.loadInnerToolCalls(s.id);
     const format = opts.format ?? "jsonl";
     let text: string;
-    if (format === "md" || format === "markdown") text = toMarkdown(s, messages);
+    if (format === "md" || format === "markdown") text = toMarkdown(s, messages, inner);
     else if (format === "jsonl") {
       const { systemPrompt, ...meta } = s;
       const lines = [
         JSON.stringify({ type: "session", ...meta, ...(opts.systemPrompt ? { systemPrompt } : {}) }),
       ];
+      const innerAfter = innerCallsAfter(inner);
       for (const m of messages) {
         lines.push(
           JSON.stringify({ type: "message", id: m.id, seq: m.seq, createdAt: m.createdAt, ...m.message }),
         );
+        for (const c of innerAfter.get(m.seq) ?? [])
+          lines.push(JSON.stringify({ type: "inner_tool_call", ...c }));
       }
       text = `${lines.join("\n")}\n`;
     } else {

@@ -107,4 +107,21 @@ export const MIGRATIONS: readonly string[] = [
       VALUES (new.id, new.content, new.tool_name, new.tool_calls);
   END;
   `,
+  // 3: tool calls a tool made on the model's behalf (execute_code scripts). Part of the transcript,
+  // never of the conversation: `after_seq` places each after the message that started its parent.
+  `
+  CREATE TABLE inner_tool_calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    after_seq INTEGER NOT NULL,
+    parent_tool TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    args TEXT NOT NULL,
+    result TEXT NOT NULL,
+    is_error INTEGER NOT NULL,
+    duration_ms REAL NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX idx_inner_tool_calls_session ON inner_tool_calls(session_id, after_seq);
+  `,
 ];

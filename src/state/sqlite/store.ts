@@ -2,6 +2,8 @@ import { statSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { ChatMessage } from "../../llm/types.js";
 import {
+  INNER_RESULT_MAX_CHARS,
+  type InnerToolCall,
   type MessageMeta,
   type NewSession,
   type SearchHit,
@@ -9,6 +11,7 @@ import {
   type SessionRecord,
   type SessionStore,
   StateStoreError,
+  type StoredInnerToolCall,
   type StoredMessage,
   type StoreStats,
   type UsageDelta,
@@ -328,6 +331,44 @@ export class SqliteSessionStore implements SessionStore {
     }
   }
 
+  appendInnerToolCall(sessionId: string, call: InnerToolCall): void {
+    const result =
+      call.result.length > INNER_RESULT_MAX_CHARS
+        ? `${call.result.slice(0, INNER_RESULT_MAX_CHARS)}… [${call.result.length - INNER_RESULT_MAX_CHARS} more chars]`
+        : call.result;
+    this.st(
+      `INSERT INTO inner_tool_calls
+         (session_id, after_seq, parent_tool, tool_name, args, result, is_error, duration_ms, created_at)
+       VALUES (?, COALESCE((SELECT MAX(seq) FROM messages WHERE session_id = ?), -1), ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      sessionId,
+      sessionId,
+      call.parentTool,
+      call.toolName,
+      JSON.stringify(call.args),
+      result,
+      call.isError ? 1 : 0,
+      call.durationMs,
+      Date.now(),
+    );
+  }
+
+  loadInnerToolCalls(sessionId: string): StoredInnerToolCall[] {
+    const rows = this.st("SELECT * FROM inner_tool_calls WHERE session_id = ? ORDER BY id").all(
+      sessionId,
+    ) as Row[];
+    return rows.map((r) => ({
+      afterSeq: Number(r.after_seq),
+      createdAt: Number(r.created_at),
+      parentTool: String(r.parent_tool),
+      toolName: String(r.tool_name),
+      args: JSON.parse(String(r.args)) as Record<string, unknown>,
+      result: String(r.result),
+      isError: Number(r.is_error) === 1,
+      durationMs: Number(r.duration_ms),
+    }));
+  }
+
   /** Drops messages from `fromSeq` on (undo); the indexes follow through the delete trigger. */
   deleteMessagesFrom(sessionId: string, fromSeq: number): number {
     try {
@@ -336,6 +377,10 @@ export class SqliteSessionStore implements SessionStore {
           sessionId,
           fromSeq,
         ).changes;
+        this.st("DELETE FROM inner_tool_calls WHERE session_id = ? AND after_seq >= ?").run(
+          sessionId,
+          fromSeq,
+        );
         const last = this.st("SELECT MAX(created_at) AS t FROM messages WHERE session_id = ?").get(
           sessionId,
         ) as Row;
