@@ -80,6 +80,11 @@ export interface AgentOptions {
   approve?: ApproveFn;
   /** One external memory provider whose block joins the memory layer (the built-in store is always on). */
   memoryProvider?: MemoryProvider;
+  /**
+   * The run ends with its answer (hermes -z, chat -q): before answering, wait for background
+   * delegations and hand their results to the model, since no later turn would receive them.
+   */
+  awaitBackground?: boolean;
   /** Asks the user a question (clarify tool). Without it the clarify tool is hidden. */
   clarify?: ClarifyFn;
   /** The session store, read-only, for session_search. */
@@ -141,6 +146,8 @@ export class Agent {
   private lastRawEstimate = 0;
   private overheadWarned = false;
   private abort: AbortController | undefined;
+  /** Background delegations whose results have not been queued yet. */
+  private readonly backgroundJobs = new Set<Promise<void>>();
   private steerQueue: string[] = [];
   /** Tool notices (background process finished, watched output) waiting for the next delivery. */
   private noticeQueue: string[] = [];
@@ -503,6 +510,13 @@ export class Agent {
       }
       const message = result.message;
       const toolCalls = message.tool_calls ?? [];
+      if (toolCalls.length === 0 && this.opts.awaitBackground && this.backgroundJobs.size > 0 && !inGrace) {
+        // Answering now would drop the background results: wait, then let the model use them.
+        this.append(message);
+        if (!(await this.waitForBackground(signal))) return finish("interrupted", message.content ?? "");
+        this.append({ role: "user", content: this.takeNotices() });
+        continue;
+      }
       if (toolCalls.length === 0) {
         this.append(message);
         return finish(inGrace ? "budget_exhausted" : "completed", message.content ?? "");
@@ -609,6 +623,10 @@ export class Agent {
         emit: (e) => this.emit(e),
         touch: (d) => this.touch(d),
         create: (o) => new Agent(o),
+        trackBackground: (job) => {
+          this.backgroundJobs.add(job);
+          void job.finally(() => this.backgroundJobs.delete(job));
+        },
       }),
       toolCalls: createToolCallService({
         registry: this.opts.registry,
@@ -662,6 +680,26 @@ export class Agent {
       kind: "warning",
       message: `Memory provider ${provider.name}: ${what} failed (${why})`,
     });
+  }
+
+  /** Waits for every background delegation; false when interrupted first. */
+  private async waitForBackground(signal: AbortSignal): Promise<boolean> {
+    const n = this.backgroundJobs.size;
+    this.emit({
+      type: "status",
+      kind: "info",
+      message: `Waiting for ${n} background delegation${n === 1 ? "" : "s"} before answering`,
+    });
+    this.touch("waiting for background subagents");
+    const aborted = new Promise<false>((resolve) => {
+      if (signal.aborted) resolve(false);
+      signal.addEventListener("abort", () => resolve(false), { once: true });
+    });
+    while (this.backgroundJobs.size > 0) {
+      const done = await Promise.race([Promise.all([...this.backgroundJobs]).then(() => true), aborted]);
+      if (!done) return false;
+    }
+    return true;
   }
 
   private takeNotices(): string {

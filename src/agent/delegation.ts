@@ -62,6 +62,8 @@ export interface DelegationParent {
   touch?(description: string): void;
   /** Default child construction when no factory is configured. */
   create(options: AgentOptions): Agent;
+  /** Told about each background delegation; settles when its result notice has been queued. */
+  trackBackground?(job: Promise<void>): void;
 }
 
 /** One live child, for observers (§11.5): every delegate_task call in the process registers here. */
@@ -357,11 +359,12 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       // Background: outlives this turn, so it gets its own controller rather than the turn's signal.
       const id = `deleg_${randomUUID().slice(0, 8)}`;
       const controller = new AbortController();
-      void runAll(tasks, controller.signal).then(
+      const job = runAll(tasks, controller.signal).then(
         (results) =>
           parent.notices.push(`[Background delegation ${id} finished]\n${JSON.stringify({ id, results })}`),
         (err: unknown) => parent.notices.push(`[Background delegation ${id} failed: ${String(err)}]`),
       );
+      parent.trackBackground?.(job);
       return { ok: true, background: { id, tasks: tasks.length } };
     },
   };

@@ -71,6 +71,8 @@ export interface Runtime {
       source?: string;
       /** Name the session with the auxiliary model after its first exchange (sessions.auto_title). */
       autoTitle?: boolean;
+      /** The run ends with one answer (-z, chat -q): background delegations are awaited first. */
+      awaitBackground?: boolean;
       /** /branch: a new session starting from a copy of another one's conversation. */
       branch?: { parentSessionId: string; messages: readonly ChatMessage[]; title?: string };
     },
@@ -272,6 +274,7 @@ export function createRuntime(flags: RunFlags): Runtime {
         delegation: { depth: 0, factory: spawnChild },
         ...(options?.approve ? { approve: options.approve } : {}),
         ...(options?.clarify ? { clarify: options.clarify } : {}),
+        ...(options?.awaitBackground ? { awaitBackground: true } : {}),
         onEvent: (e) => {
           logAgentEvent(logger, sessionId, e);
           // Persist before the front end shows it: a kill after this point loses nothing shown.

@@ -232,4 +232,25 @@ describe("delegate_task through the CLI", () => {
     expect(later).toContain(`[Background delegation ${first.id} finished]`);
     expect(later).toContain("side quest result XYZ");
   });
+
+  it("hermes -z waits for a background delegation before its answer instead of dropping it", async () => {
+    fake.setResponder((r) => {
+      if (goalOf(r) === "slow side task") return { text: "side result 77", delayMs: 800 };
+      const msgs = messagesOf(r);
+      const last = msgs.at(-1)!;
+      if (toolResults(r).length === 0) return delegateCall({ goal: "slow side task", background: true });
+      if (last.role === "tool") return { text: "Started it in the background." };
+      return { text: `Final: ${/side result \d+/.exec(text(last.content))?.[0] ?? "nothing"}` };
+    });
+    const box = sandbox(config());
+    const res = await runHermes(["-z", "go"], { env: cleanEnv({ HERMES_HOME: box.home }), cwd: box.work });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stdout).toBe("Final: side result 77\n");
+    const parentReqs = fake.requests.filter((r) => goalOf(r) === undefined);
+    expect(parentReqs).toHaveLength(3);
+    const last = messagesOf(parentReqs[2]!);
+    expect(last.at(-2)).toMatchObject({ role: "assistant", content: "Started it in the background." });
+    expect(last.at(-1)!.role).toBe("user");
+    expect(text(last.at(-1)!.content)).toContain("[Background delegation deleg_");
+  });
 });

@@ -94,6 +94,7 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     process.stderr.write(`warning: ${runtime.storeProblem} Sessions are not being saved.\n`);
   const agent = runtime.newAgent(onEvent, {
     approve,
+    awaitBackground: true,
     autoTitle: autoTitleEnabled(runtime.config.sessions.auto_title, false),
     ...(resumed.resume ? { resume: resumed.resume } : {}),
   });
