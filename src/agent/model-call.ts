@@ -208,8 +208,17 @@ function withHint(err: ClassifiedError, target: ModelTarget): string {
 async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<ModelCallResult> {
   // A model that echoes the recalled <memory-context> block must not show it to the user.
   const scrubber = new StreamingContextScrubber();
+  // Shown reasoning is scrubbed too; the stored reasoning is not (signed thinking is replayed as is).
+  const reasoningScrubber = new StreamingContextScrubber();
   const emitText = (text: string) => {
     if (text) opts.emit({ type: "text_delta", text });
+  };
+  const emitReasoning = (text: string) => {
+    if (text) opts.emit({ type: "reasoning_delta", text });
+  };
+  const flush = () => {
+    emitText(scrubber.flush());
+    emitReasoning(reasoningScrubber.flush());
   };
   for await (const event of opts.streamFn(request)) {
     opts.onActivity?.();
@@ -218,13 +227,13 @@ async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<
         emitText(scrubber.feed(event.text));
         break;
       case "reasoning_delta":
-        opts.emit({ type: "reasoning_delta", text: event.text });
+        emitReasoning(reasoningScrubber.feed(event.text));
         break;
       case "tool_call_start":
       case "tool_call_delta":
         break;
       case "done":
-        emitText(scrubber.flush());
+        flush();
         return {
           ok: true,
           message: withoutMemoryContext(event.message),
@@ -232,7 +241,7 @@ async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<
           finishReason: event.finishReason,
         };
       case "error":
-        emitText(scrubber.flush());
+        flush();
         return {
           ok: false,
           error: event.error,

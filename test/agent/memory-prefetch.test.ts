@@ -179,6 +179,21 @@ describe("a model that echoes the fence", () => {
     expect(JSON.stringify(agent.messages)).not.toContain(FACT);
     expect(turns).toEqual([["What is my dog called?", "Sure. Biscuit it is."]]);
   });
+
+  it("keeps it out of the shown reasoning too, while the stored reasoning stays byte-exact", async () => {
+    const { provider } = recordingProvider();
+    const { agent, events } = makeAgent(provider);
+    const reasoning = `Recall says <memory-context>\n${FACT}\n</memory-context> so answer.`;
+    fake.enqueue({ reasoning, text: "Biscuit.", chunkSize: 4 });
+    await agent.runConversation("What is my dog called?");
+    const shown = events
+      .filter((e) => e.type === "reasoning_delta")
+      .map((e) => (e.type === "reasoning_delta" ? e.text : ""))
+      .join("");
+    expect(shown).toBe("Recall says  so answer.");
+    const stored = agent.messages.at(-1) as { reasoning?: string };
+    expect(stored.reasoning).toBe(reasoning);
+  });
 });
 
 describe("withProviderTimeout", () => {
