@@ -232,6 +232,7 @@ export class Agent {
     });
     const { tokensBefore, tokensAfter } = result;
     if (!result.compressed || result.mode === "none") {
+      if (result.warning) this.emit({ type: "status", kind: "warning", message: result.warning });
       return { ok: false, message: "Nothing to compress yet", tokensBefore, tokensAfter };
     }
     const rest = result.messages[0]?.role === "system" ? result.messages.slice(1) : result.messages;
@@ -277,7 +278,9 @@ export class Agent {
       if (warning) this.emit({ type: "status", kind: "warning", message: warning });
     }
     const estimate = engine.estimator.request(this.messages, tools);
-    if (engine.shouldCompress(estimate)) await this.compressContext("Context near the limit");
+    if (engine.messageLimit > 0 && this.history.length > engine.messageLimit)
+      await this.compressContext(`More than ${engine.messageLimit} messages`);
+    else if (engine.shouldCompress(estimate)) await this.compressContext("Context near the limit");
     this.lastRawEstimate = engine.estimator.raw(this.messages, tools);
   }
 

@@ -79,6 +79,10 @@ export interface HermesConfig {
     protect_first_n: number;
     /** Most messages the protected tail keeps verbatim. */
     protect_last_n: number;
+    /** Keep the history unchanged when the summary fails (instead of dropping the middle with a note). */
+    abort_on_summary_failure: boolean;
+    /** Compress once the conversation holds more messages than this (0 = never by count). */
+    hygiene_hard_message_limit: number;
   };
   /** Repeated failing or no-progress tool calls (docs/tools.md, "Tool-loop guardrails"). */
   tool_loop_guardrails: {
@@ -244,6 +248,8 @@ export const DEFAULT_CONFIG: HermesConfig = {
     target_ratio: 0.2,
     protect_first_n: 3,
     protect_last_n: 20,
+    abort_on_summary_failure: false,
+    hygiene_hard_message_limit: 5000,
   },
   tool_loop_guardrails: {
     warnings_enabled: true,

@@ -106,6 +106,7 @@ export const CONFIG_RULES: Record<string, Rule> = {
     typeof v === "number" && v > 0 && v < 1 ? undefined : "must be a number between 0 and 1 (exclusive)",
   "compression.protect_first_n": intAtLeast(0),
   "compression.protect_last_n": intAtLeast(3),
+  "compression.hygiene_hard_message_limit": intAtLeast(0),
   "tool_loop_guardrails.warn_after.exact_failure": intAtLeast(1),
   "tool_loop_guardrails.warn_after.same_tool_failure": intAtLeast(1),
   "tool_loop_guardrails.warn_after.idempotent_no_progress": intAtLeast(1),

@@ -203,4 +203,31 @@ describe("context compression through the CLI", () => {
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toContain("Consider dropping toolsets");
   });
+
+  it("compresses by message count past compression.hygiene_hard_message_limit, tokens aside", async () => {
+    const box = sandbox(
+      `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: test-model\ntoolsets: [file]\ncompression:\n  hygiene_hard_message_limit: 8\n  protect_last_n: 3\n`,
+    );
+    writeFileSync(join(box.work, "tiny.txt"), "ok\n");
+    let calls = 0;
+    fake.setResponder((req) => {
+      if (isSummaryCall(req))
+        return { text: "## Active Task\nread tiny.txt\n\n## Completed Actions\nread it" };
+      calls += 1;
+      if (calls <= 6)
+        return { toolCalls: [{ name: "read_file", arguments: { path: "tiny.txt", offset: calls } }] };
+      return { text: "done reading" };
+    });
+    const r = await runHermes(["chat", "-q", "read tiny.txt six times"], {
+      env: cleanEnv({ HERMES_HOME: box.home }),
+      cwd: box.work,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("done reading");
+    expect(fake.requests.filter(isSummaryCall).length).toBeGreaterThan(0);
+    expect(r.stderr).toMatch(/More than 8 messages/);
+    const last = messagesOf(fake.requests.filter((q) => !isSummaryCall(q)).at(-1)!);
+    expect(last.length).toBeLessThan(15);
+    expect(last.some((m) => m.role === "user" && m.content === "read tiny.txt six times")).toBe(true);
+  });
 });

@@ -29,6 +29,10 @@ export interface CompressionSettings {
   protect_first_n: number;
   /** Most messages the protected tail may hold (the token budget usually decides first). */
   protect_last_n: number;
+  /** A failed summary leaves the history as it was instead of dropping the middle with a note. */
+  abort_on_summary_failure: boolean;
+  /** Compress once the conversation holds more messages than this, whatever their tokens (0: never). */
+  hygiene_hard_message_limit: number;
 }
 
 export const DEFAULT_COMPRESSION: CompressionSettings = {
@@ -37,6 +41,8 @@ export const DEFAULT_COMPRESSION: CompressionSettings = {
   target_ratio: 0.2,
   protect_first_n: 3,
   protect_last_n: 20,
+  abort_on_summary_failure: false,
+  hygiene_hard_message_limit: 5000,
 };
 
 /** Used when the model's window is unknown. */
@@ -89,6 +95,8 @@ export interface ContextEngine {
   readonly stats: CompressionStats;
   readonly thresholdTokens: number;
   readonly contextLength: number;
+  /** Message count that triggers compression whatever the tokens (0: none). */
+  readonly messageLimit: number;
   shouldCompress(promptTokens: number): boolean;
   compress(messages: readonly ChatMessage[], opts?: CompressOptions): Promise<CompressResult>;
   updateModel(contextLength: number | undefined): void;
@@ -127,6 +135,7 @@ export class ContextCompressor implements ContextEngine {
   readonly estimator: TokenEstimator;
   readonly stats: CompressionStats = { compressions: 0, tokensSaved: 0, fallbacks: 0, ineffectiveStreak: 0 };
   private readonly settings: CompressionSettings;
+  readonly messageLimit: number;
   private readonly summarise: Summarise;
   private readonly redact: (text: string) => string;
   private window = FALLBACK_CONTEXT_LENGTH;
@@ -134,6 +143,7 @@ export class ContextCompressor implements ContextEngine {
 
   constructor(opts: CompressorOptions) {
     this.settings = { ...DEFAULT_COMPRESSION, ...opts.settings };
+    this.messageLimit = Math.max(0, Math.floor(this.settings.hygiene_hard_message_limit));
     this.summarise = opts.summarise;
     this.redact = opts.redact ?? ((t) => t);
     this.estimator = opts.estimator ?? new TokenEstimator();
@@ -233,9 +243,13 @@ export class ContextCompressor implements ContextEngine {
       this.previousSummary = body;
       mode = "summary";
     } else {
+      const why = result.ok ? "the summary was empty" : result.error;
+      if (this.settings.abort_on_summary_failure) {
+        const kept = `Context summary unavailable (${why}): compression skipped, the history is kept as it was (compression.abort_on_summary_failure)`;
+        return this.finish([...input], tokensBefore, tokensBefore, "none", 0, pruned.stats, overhead, kept);
+      }
       body = staticFallbackSummary(region.length);
       mode = "fallback";
-      const why = result.ok ? "the summary was empty" : result.error;
       warning = `Context summary unavailable (${why}): ${region.length} earlier message(s) were dropped without a summary`;
     }
     const notes = [SUMMARY_PREFIX, "", body];

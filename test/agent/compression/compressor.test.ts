@@ -94,6 +94,28 @@ describe("ContextCompressor", () => {
     expect(c.stats.fallbacks).toBe(1);
   });
 
+  it("with abort_on_summary_failure keeps the history unchanged and says why", async () => {
+    const c = new ContextCompressor({
+      contextLength: 32_000,
+      summarise: async () => ({ ok: false, error: "provider down" }),
+      settings: { abort_on_summary_failure: true },
+    });
+    const msgs = transcript(30);
+    const r = await c.compress(msgs, { forceSummary: true });
+    expect(r).toMatchObject({ mode: "none", compressed: false });
+    expect(r.messages).toEqual(msgs);
+    expect(r.warning).toMatch(/provider down.*history is kept/);
+    expect(c.stats.compressions).toBe(0);
+  });
+
+  it("exposes the message-count trigger (0 turns it off)", () => {
+    const summarise = async () => ({ ok: true as const, text: "x" });
+    expect(new ContextCompressor({ summarise }).messageLimit).toBe(5000);
+    expect(
+      new ContextCompressor({ summarise, settings: { hygiene_hard_message_limit: 0 } }).messageLimit,
+    ).toBe(0);
+  });
+
   it("redacts secrets sent to the summariser", async () => {
     const calls: ChatMessage[][] = [];
     const c = new ContextCompressor({
