@@ -157,8 +157,8 @@ export function createRuntime(flags: RunFlags): Runtime {
   const recorders = new Map<string, SessionRecorder>();
   /**
    * A child's provider route: delegation.provider (with delegation.model) resolves a route of its
-   * own; otherwise the child keeps the parent's target, with the key pool and fallbacks when that is
-   * the primary.
+   * own, falling back to the parent's primary and then its fallback chain; otherwise the child keeps
+   * the parent's target, with the key pool and fallbacks when that is the primary.
    */
   const childRoute = (wanted: ModelTarget): { target: ModelTarget; router: ProviderRouter } | undefined => {
     const d = config.delegation;
@@ -171,7 +171,16 @@ export function createRuntime(flags: RunFlags): Runtime {
           default: d.model || settings.default,
           base_url: d.base_url,
         },
-        fallbacks: [],
+        fallbacks: [
+          {
+            provider: target.provider,
+            model: target.model,
+            ...(target.baseUrl ? { base_url: target.baseUrl } : {}),
+            ...(settings.api_key ? { api_key: settings.api_key } : {}),
+            api_mode: target.apiMode,
+          },
+          ...config.fallback_providers,
+        ],
       });
       if (built.ok) return { target: built.primary, router: built.router };
       logger.warn("delegation.provider unusable; children use the parent's", { provider: d.provider });

@@ -206,6 +206,17 @@ describe("delegate_task through the CLI", () => {
       expect(other.requests).toHaveLength(1);
       expect((other.requests[0]!.body as { model: string }).model).toBe("side-model");
       expect(reportsIn(toolResults(fake.requests.at(-1)!)[0])[0]!.summary).toBe("child on side-model");
+
+      // The child's own endpoint failing for good: it falls back to the parent's model and endpoint.
+      other.setResponder(() => ({
+        fault: { kind: "http", status: 404, body: { error: { message: "no such model" } } },
+      }));
+      fake.requests.length = 0;
+      const r3 = await runHermes(["-z", "go"], { env: cleanEnv({ HERMES_HOME: box2.home }), cwd: box2.work });
+      expect(r3.code, r3.stderr).toBe(0);
+      const childOnParent = fake.requests.find((r) => goalOf(r) !== undefined)!;
+      expect((childOnParent.body as { model: string }).model).toBe("test-model");
+      expect(reportsIn(toolResults(fake.requests.at(-1)!)[0])[0]!.summary).toBe("child on test-model");
     } finally {
       await other.close();
     }
