@@ -64,6 +64,25 @@ function readDb(home: string): { sessions: Row[]; messages: (id: string) => stri
 }
 
 describe("chat session commands", () => {
+  it("/undo N takes back several exchanges at once, in the chat and in state.db", async () => {
+    const box = sandbox(config());
+    echo();
+    const r = await runHermes([], {
+      env: envFor(box.home),
+      cwd: box.work,
+      input: "one\ntwo\nthree\n/undo 0\n/undo 2\nfour\n/undo 9\nfive\n",
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("Usage: /undo [N]");
+    expect(r.stdout).toContain('Undone 2 messages, back to before "two"');
+    expect(r.stdout).toContain('Undone 2 messages (all there were), back to before "one"');
+    const convo = fake.requests.filter((q) => !isTitleCall(q));
+    const before = messagesOf(convo.at(-1)!).map((m) => `${m.role}: ${m.content}`);
+    expect(before.slice(1)).toEqual(["user: five"]);
+    const db = readDb(box.home);
+    expect(db.messages(db.sessions[0]!.id)).toEqual(["user: five", "assistant: re: five"]);
+  });
+
   it("/undo, /retry and /branch keep state.db in step with the chat; resuming matches", async () => {
     const box = sandbox(config());
     const env = envFor(box.home);

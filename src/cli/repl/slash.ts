@@ -57,11 +57,23 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
     name: "undo",
     aliases: [],
-    help: "take back your last message and everything after it",
-    run: (_arg, ctx) => {
-      const text = ctx.undo?.();
-      if (text === undefined) return ctx.print("Nothing to undo.");
-      ctx.print(`Undone: "${text.length > 60 ? `${text.slice(0, 60)}…` : text}"`);
+    args: "[N]",
+    help: "take back your last message (or last N) and everything after it",
+    run: (arg, ctx) => {
+      const count = arg ? Number(arg) : 1;
+      if (!Number.isInteger(count) || count < 1)
+        return ctx.print("Usage: /undo [N] (N: how many of your messages, 1 or more)");
+      const undone: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const text = ctx.undo?.();
+        if (text === undefined) break;
+        undone.push(text);
+      }
+      if (undone.length === 0) return ctx.print("Nothing to undo.");
+      const short = (t: string) => `"${t.length > 60 ? `${t.slice(0, 60)}…` : t}"`;
+      if (undone.length === 1) return ctx.print(`Undone: ${short(undone[0]!)}`);
+      const note = undone.length < count ? ` (all there were)` : "";
+      ctx.print(`Undone ${undone.length} messages${note}, back to before ${short(undone.at(-1)!)}`);
     },
   },
   {
