@@ -41,6 +41,7 @@ import {
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
+import { recoverTextToolCalls } from "./text-tool-calls.js";
 import { preservedTodoBlock, TODO_ERROR_HINT, TODO_NUDGE_NOTE, TodoList } from "./todo.js";
 import { prepareToolCalls } from "./tool-calls.js";
 import { runToolBatch } from "./tool-runner.js";
@@ -511,7 +512,7 @@ export class Agent {
         }
         return finish("failed", "", result.error);
       }
-      const message = result.message;
+      const message = this.withTextToolCalls(result.message, tools);
       const toolCalls = message.tool_calls ?? [];
       if (toolCalls.length === 0 && this.opts.awaitBackground && this.backgroundJobs.size > 0 && !inGrace) {
         // Answering now would drop the background results: wait, then let the model use them.
@@ -683,6 +684,24 @@ export class Agent {
       kind: "warning",
       message: `Memory provider ${provider.name}: ${what} failed (${why})`,
     });
+  }
+
+  /** A reply whose tool calls came back as text (local chat templates) gets them as real calls. */
+  private withTextToolCalls(message: AssistantMessage, tools: readonly ToolDefinition[]): AssistantMessage {
+    if (message.tool_calls?.length || !message.content || tools.length === 0) return message;
+    const offered = new Set(tools.map((t) => t.function.name));
+    const recovered = recoverTextToolCalls(message.content, (name) => {
+      const resolved = this.opts.registry.resolveName(name);
+      return resolved !== undefined && offered.has(resolved) ? resolved : undefined;
+    });
+    if (!recovered) return message;
+    const n = recovered.calls.length;
+    this.emit({
+      type: "status",
+      kind: "info",
+      message: `Ran ${n} tool call${n === 1 ? "" : "s"} the model wrote as text (its server did not parse ${n === 1 ? "it" : "them"})`,
+    });
+    return { ...message, content: recovered.content, tool_calls: recovered.calls };
   }
 
   /** Waits for every background delegation; false when interrupted first. */

@@ -153,6 +153,24 @@ describe.each<Protocol>(["openai", "anthropic"])("hermes CLI over %s wire protoc
     expect(toolEvents.slice(0, firstEnd).filter((l) => l.msg === "tool start")).toHaveLength(3);
   });
 
+  it("runs tool calls a local model wrote as text (<tool_call> tags) instead of dropping them", async () => {
+    const box = sandbox(configFor(protocol));
+    writeFileSync(join(box.work, "a.txt"), "alpha\n");
+    fake.enqueue(
+      {
+        text: 'Reading it.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "a.txt"}}\n</tool_call>',
+      },
+      { text: "It says alpha." },
+    );
+    const r = await runHermes(["chat", "-q", "what is in a.txt?"], { env: envFor(box.home), cwd: box.work });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("It says alpha.");
+    expect(r.stderr).toContain("Ran 1 tool call the model wrote as text");
+    expect(fake.requests).toHaveLength(2);
+    const [result] = toolResultsIn(fake.requests[1]!);
+    expect(result).toContain("1|alpha");
+  });
+
   it("interrupt (SIGINT) stops a running sleep and exits", async () => {
     const box = sandbox(configFor(protocol));
     const marker = `sleep 29.${protocol.length}7`;
