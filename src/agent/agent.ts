@@ -23,6 +23,7 @@ import type { ClarifyFn, SessionSearchService, ToolContext, ToolNotices } from "
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { BackgroundJobs } from "./background-jobs.js";
 import { IterationBudget } from "./budget.js";
 import { ContextCompressor, type ContextEngine, overheadWarning } from "./compression/index.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
@@ -32,12 +33,11 @@ import { ToolLoopGuardrails } from "./guardrails.js";
 import { createToolCallService } from "./inner-tools.js";
 import {
   createMemoryStore,
-  fenceMemoryContext,
   type MemoryProvider,
   type MemoryStore,
   withMemoryContext,
-  withProviderTimeout,
 } from "./memory/index.js";
+import { recallMemory, syncMemoryTurn } from "./memory/provider-calls.js";
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
@@ -148,7 +148,7 @@ export class Agent {
   private overheadWarned = false;
   private abort: AbortController | undefined;
   /** Background delegations whose results have not been queued yet. */
-  private readonly backgroundJobs = new Set<Promise<void>>();
+  private readonly backgroundJobs = new BackgroundJobs();
   private steerQueue: string[] = [];
   /** Tool notices (background process finished, watched output) waiting for the next delivery. */
   private noticeQueue: string[] = [];
@@ -403,7 +403,8 @@ export class Agent {
     this.abort = controller;
     try {
       const result = await this.loop(userText, controller.signal, usage);
-      if (result.status === "completed") await this.syncMemory(userText, result.finalText);
+      if (result.status === "completed")
+        await syncMemoryTurn(this.opts.memoryProvider, userText, result.finalText, (e) => this.emit(e));
       return result;
     } catch (err) {
       const error = this.localError(`Internal error: ${(err as Error)?.stack ?? String(err)}`);
@@ -436,7 +437,7 @@ export class Agent {
     };
     this.append(userMessage);
     // Recalled memory goes only into the requests' copy of this message: history stays clean.
-    const recalled = await this.recallMemory(userText, signal);
+    const recalled = await recallMemory(this.opts.memoryProvider, userText, signal, (e) => this.emit(e));
     const budget = new IterationBudget(this.opts.maxTurns ?? this.opts.config.agent.max_turns);
     this.guardrails.reset();
     const ctx = this.toolContext(signal);
@@ -627,10 +628,7 @@ export class Agent {
         emit: (e) => this.emit(e),
         touch: (d) => this.touch(d),
         create: (o) => new Agent(o),
-        trackBackground: (job) => {
-          this.backgroundJobs.add(job);
-          void job.finally(() => this.backgroundJobs.delete(job));
-        },
+        trackBackground: (job) => this.backgroundJobs.add(job),
       }),
       toolCalls: createToolCallService({
         registry: this.opts.registry,
@@ -651,39 +649,6 @@ export class Agent {
       this.context?.updateModel(this.contextLengthOf(target));
       this.opts.onModelSwitch?.(target);
     }
-  }
-
-  /** The memory provider's recall for this request, fenced; "" for none, a failure or a timeout. */
-  private async recallMemory(query: string, signal: AbortSignal): Promise<string> {
-    const provider = this.opts.memoryProvider;
-    if (!provider?.prefetch) return "";
-    try {
-      const text = await withProviderTimeout((s) => provider.prefetch!(query, s), signal);
-      return typeof text === "string" ? fenceMemoryContext(text) : "";
-    } catch (err) {
-      if (!signal.aborted) this.warnMemory(provider, "recall", err);
-      return "";
-    }
-  }
-
-  /** Tells the memory provider about a completed turn; a failure is reported and otherwise ignored. */
-  private async syncMemory(user: string, assistant: string): Promise<void> {
-    const provider = this.opts.memoryProvider;
-    if (!provider?.syncTurn) return;
-    try {
-      await withProviderTimeout(() => provider.syncTurn!(user, assistant));
-    } catch (err) {
-      this.warnMemory(provider, "turn sync", err);
-    }
-  }
-
-  private warnMemory(provider: MemoryProvider, what: string, err: unknown): void {
-    const why = err instanceof Error ? err.message : String(err);
-    this.emit({
-      type: "status",
-      kind: "warning",
-      message: `Memory provider ${provider.name}: ${what} failed (${why})`,
-    });
   }
 
   /** A reply whose tool calls came back as text (local chat templates) gets them as real calls. */
@@ -713,15 +678,7 @@ export class Agent {
       message: `Waiting for ${n} background delegation${n === 1 ? "" : "s"} before answering`,
     });
     this.touch("waiting for background subagents");
-    const aborted = new Promise<false>((resolve) => {
-      if (signal.aborted) resolve(false);
-      signal.addEventListener("abort", () => resolve(false), { once: true });
-    });
-    while (this.backgroundJobs.size > 0) {
-      const done = await Promise.race([Promise.all([...this.backgroundJobs]).then(() => true), aborted]);
-      if (!done) return false;
-    }
-    return true;
+    return this.backgroundJobs.waitAll(signal);
   }
 
   private takeNotices(): string {
