@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { HermesConfig } from "../core/config.js";
 import { DEFAULT_CONFIG } from "../core/config-defaults.js";
-import { callAuxiliary } from "../llm/auxiliary.js";
 import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
 import { streamLlm } from "../llm/registry.js";
@@ -21,12 +20,17 @@ import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
 import type { ClarifyFn, SessionSearchService, ToolContext, ToolNotices } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
-import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { BackgroundJobs } from "./background-jobs.js";
 import { IterationBudget } from "./budget.js";
-import { ContextCompressor, type ContextEngine, overheadWarning } from "./compression/index.js";
+import type { ContextEngine } from "./compression/index.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
+import {
+  type CompressionOutcome,
+  type ContextHost,
+  ContextKeeper,
+  createCompressor,
+} from "./context-keeper.js";
 import { createDelegationService, DELEGATE_BLOCKED_TOOLS, type DelegationSettings } from "./delegation.js";
 import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
 import { ToolLoopGuardrails } from "./guardrails.js";
@@ -143,9 +147,8 @@ export class Agent {
   readonly context: ContextEngine | undefined;
   /** Loop detection over one request's tool calls (tool_loop_guardrails). */
   private readonly guardrails: ToolLoopGuardrails;
-  /** Uncorrected estimate of the last request, compared with the provider's count to calibrate. */
-  private lastRawEstimate = 0;
-  private overheadWarned = false;
+  /** Compresses this conversation when it nears the window (undefined when compression is off). */
+  private readonly keeper: ContextKeeper | undefined;
   private abort: AbortController | undefined;
   /** Background delegations whose results have not been queued yet. */
   private readonly backgroundJobs = new BackgroundJobs();
@@ -184,26 +187,9 @@ export class Agent {
       opts.config.tool_loop_guardrails ?? DEFAULT_CONFIG.tool_loop_guardrails,
       (name) => READ_ONLY_TOOLS.has(name) || opts.registry.get(name)?.parallelSafe === true,
     );
-    const c = opts.config.compression;
-    if (c?.enabled && !opts.compressor) {
-      this.context = new ContextCompressor({
-        settings: c,
-        contextLength: this.contextLengthOf(opts.target),
-        redact: (text) => redactSecrets(text, opts.home),
-        summarise: async (messages, maxTokens) => {
-          const r = await callAuxiliary("compression", messages, {
-            main: this.opts.target,
-            settings: opts.config.auxiliary,
-            customBaseUrl: opts.config.model.base_url,
-            customModel: opts.config.model.default,
-            home: opts.home,
-            maxTokens,
-            temperature: 0.2,
-          });
-          return r.ok ? { ok: true, text: r.text } : { ok: false, error: r.error.message };
-        },
-      });
-    }
+    const engine = createCompressor(opts, () => this.opts.target, this.contextLengthOf(opts.target));
+    this.context = engine;
+    this.keeper = engine ? new ContextKeeper(engine, this.contextHost()) : undefined;
   }
 
   get sessionId(): string {
@@ -215,74 +201,31 @@ export class Agent {
   }
 
   /**
-   * Compresses the history now (`/compress [focus]`, automatic threshold, context overflow). On
-   * success the conversation continues as a new session linked to the old one. Never throws.
+   * Compresses the history now (`/compress [focus]`). On success the conversation continues as a
+   * new session linked to the old one. Never throws.
    */
-  async compressContext(
-    reason: string,
-    focus?: string,
-  ): Promise<{ ok: boolean; message: string; tokensBefore: number; tokensAfter: number }> {
-    const engine = this.context;
-    if (!engine) return { ok: false, message: "Compression is disabled", tokensBefore: 0, tokensAfter: 0 };
-    const overhead = engine.estimator.request([], this.tools ?? []);
-    const todo = preservedTodoBlock(this.todos.snapshot());
-    const result = await engine.compress(this.messages, {
-      overheadTokens: overhead,
-      ...(focus ? { focus, forceSummary: true } : {}),
-      ...(todo ? { extraContext: todo } : {}),
-    });
-    const { tokensBefore, tokensAfter } = result;
-    if (!result.compressed || result.mode === "none") {
-      if (result.warning) this.emit({ type: "status", kind: "warning", message: result.warning });
-      return { ok: false, message: "Nothing to compress yet", tokensBefore, tokensAfter };
-    }
-    const rest = result.messages[0]?.role === "system" ? result.messages.slice(1) : result.messages;
-    this.history.splice(0, this.history.length, ...rest);
-    const parent = this.currentSessionId;
-    this.currentSessionId = randomUUID();
-    const message = `${reason}: ~${tokensBefore.toLocaleString("en-US")} → ~${tokensAfter.toLocaleString("en-US")} tokens (${result.mode})`;
-    this.emit({ type: "status", kind: "compress", message });
-    if (result.warning) this.emit({ type: "status", kind: "warning", message: result.warning });
-    this.emit({
-      type: "compression",
-      parentSessionId: parent,
-      sessionId: this.currentSessionId,
-      messages: [...this.messages],
-      tokensBefore,
-      tokensAfter,
-      mode: result.mode,
-    });
-    return { ok: true, message, tokensBefore, tokensAfter };
+  async compressContext(reason: string, focus?: string): Promise<CompressionOutcome> {
+    if (!this.keeper)
+      return { ok: false, message: "Compression is disabled", tokensBefore: 0, tokensAfter: 0 };
+    return this.keeper.compress(reason, focus);
   }
 
-  /** The provider refused the request as too long: the real window is smaller than assumed. */
-  private async compressAfterOverflow(reason: string): Promise<boolean> {
-    const engine = this.context;
-    if (!engine) return false;
-    const rejected = engine.estimator.request(this.messages, this.tools ?? []);
-    if (rejected < engine.contextLength) engine.updateModel(Math.floor(rejected * 0.9));
-    return (await this.compressContext(`Context overflow (${reason})`)).ok;
-  }
-
-  /** Before a model call: compress when the request would cross the threshold (§7.8 limits repeats). */
-  private async compressIfNeeded(tools: readonly ToolDefinition[]): Promise<void> {
-    const engine = this.context;
-    if (!engine) return;
-    if (!this.overheadWarned) {
-      this.overheadWarned = true;
-      const warning = overheadWarning(
-        this.systemPrompt ?? "",
-        tools,
-        engine.contextLength,
-        engine.thresholdTokens,
-      );
-      if (warning) this.emit({ type: "status", kind: "warning", message: warning });
-    }
-    const estimate = engine.estimator.request(this.messages, tools);
-    if (engine.messageLimit > 0 && this.history.length > engine.messageLimit)
-      await this.compressContext(`More than ${engine.messageLimit} messages`);
-    else if (engine.shouldCompress(estimate)) await this.compressContext("Context near the limit");
-    this.lastRawEstimate = engine.estimator.raw(this.messages, tools);
+  /** The compressor's view of this agent. */
+  private contextHost(): ContextHost {
+    return {
+      messages: () => this.messages,
+      historyLength: () => this.history.length,
+      systemPrompt: () => this.systemPrompt ?? "",
+      tools: () => this.tools ?? [],
+      preservedContext: () => preservedTodoBlock(this.todos.snapshot()) ?? "",
+      continueWith: (rest) => {
+        this.history.splice(0, this.history.length, ...rest);
+        const parent = this.currentSessionId;
+        this.currentSessionId = randomUUID();
+        return [parent, this.currentSessionId];
+      },
+      emit: (e) => this.emit(e),
+    };
   }
 
   /** The conversation as sent to the model (system prompt first once built). */
@@ -453,7 +396,7 @@ export class Agent {
       this.activity.apiCalls += 1;
       this.touch("waiting for the model");
       this.emit({ type: "turn_start", apiCall: apiCalls });
-      await this.compressIfNeeded(withTools);
+      await this.keeper?.beforeCall(withTools);
       const result = await callModel({
         streamFn: this.streamFn,
         buildRequest: (target) => ({
@@ -464,12 +407,8 @@ export class Agent {
         }),
         router: this.router,
         ...(this.opts.compressor ? { compressor: this.opts.compressor } : {}),
-        ...(!this.opts.compressor && this.context
-          ? {
-              compressor: {
-                compress: (reason: string) => this.compressAfterOverflow(reason),
-              },
-            }
+        ...(this.keeper
+          ? { compressor: { compress: (reason: string) => this.keeper!.afterOverflow(reason) } }
           : {}),
         onModelSwitch: (target) => this.useTarget(target),
         maxRetries: this.opts.maxRetries ?? this.opts.config.agent.api_max_retries,
@@ -483,8 +422,7 @@ export class Agent {
       const callUsage = result.usage;
       if (callUsage) {
         // The provider's own count corrects the estimator (only for the request it was made for).
-        if (callUsage.inputTokens > 0 && this.lastRawEstimate > 0)
-          this.context?.estimator.calibrate(this.lastRawEstimate, callUsage.inputTokens);
+        this.keeper?.observePromptTokens(callUsage.inputTokens);
         addUsage(usage, callUsage);
         addUsage(this.totalUsage, callUsage);
         const { model, provider } = this.opts.target;
