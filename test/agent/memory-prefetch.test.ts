@@ -6,10 +6,9 @@ import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { type MemoryProvider, withProviderTimeout } from "../../src/agent/memory/index.js";
 import { DEFAULT_CONFIG } from "../../src/core/config.js";
-import type { HermesToolRegistry, ToolContext } from "../../src/tools/context.js";
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
+import { echoRegistry } from "../support/echo-registry.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 
 const FACT = "The user's dog is called Biscuit.";
@@ -46,14 +45,7 @@ function recordingProvider(overrides: Partial<MemoryProvider> = {}) {
 
 function makeAgent(memoryProvider: MemoryProvider) {
   const home = mkdtempSync(join(tmpdir(), "hermes-recall-"));
-  const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
-  registry.register({
-    name: "echo",
-    toolset: "t",
-    schema: { description: "echo", parameters: { type: "object", properties: {} } },
-    handler: (args) => JSON.stringify(args),
-    parallelSafe: true,
-  });
+  const registry = echoRegistry();
   const environments = createLocalEnvironmentProvider({ cwd: home, home });
   environmentsToDispose.push(environments);
   const events: AgentEvent[] = [];

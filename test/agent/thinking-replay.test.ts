@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { DEFAULT_CONFIG } from "../../src/core/config.js";
-import type { HermesToolRegistry, ToolContext } from "../../src/tools/context.js";
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
+import { echoRegistry } from "../support/echo-registry.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 
 let fake: FakeLlm;
@@ -19,14 +18,7 @@ afterAll(() => fake.close());
 describe("Anthropic thinking blocks through the agent", () => {
   it("replays turn 1's signed thinking block byte-identical in turn 2", async () => {
     const home = mkdtempSync(join(tmpdir(), "hermes-thinking-"));
-    const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
-    registry.register({
-      name: "echo",
-      toolset: "t",
-      schema: { description: "echo", parameters: { type: "object", properties: {} } },
-      handler: (args) => JSON.stringify(args),
-      parallelSafe: true,
-    });
+    const registry = echoRegistry();
     const environments = createLocalEnvironmentProvider({ cwd: home, home });
     // Unicode, quotes and newlines: anything a re-serialisation could normalise.
     const reasoning = 'Plan: call echo with "x", then answer.\nÜnïcödé ✓ — done';

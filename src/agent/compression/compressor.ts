@@ -4,6 +4,7 @@
  * caller swaps it into the session. Budgets follow the model's context window (§7.9) and a run of
  * ineffective compressions switches automatic compression off until progress is possible (§7.8).
  */
+import type { HermesConfig } from "../../core/config-defaults.js";
 import type { ChatMessage } from "../../llm/types.js";
 import { assemble } from "./assemble.js";
 import { alignBackward, findBoundaries, lastUserIndex, MIN_TAIL_MESSAGES } from "./boundaries.js";
@@ -20,20 +21,8 @@ import {
   summaryPrompt,
 } from "./summary.js";
 
-export interface CompressionSettings {
-  enabled: boolean;
-  /** Fraction of the context window at which compression starts. */
-  threshold: number;
-  /** Tail budget as a fraction of the threshold. */
-  target_ratio: number;
-  protect_first_n: number;
-  /** Most messages the protected tail may hold (the token budget usually decides first). */
-  protect_last_n: number;
-  /** A failed summary leaves the history as it was instead of dropping the middle with a note. */
-  abort_on_summary_failure: boolean;
-  /** Compress once the conversation holds more messages than this, whatever their tokens (0: never). */
-  hygiene_hard_message_limit: number;
-}
+/** The `compression.*` config keys (documented in docs/configuration.md). */
+export type CompressionSettings = HermesConfig["compression"];
 
 export const DEFAULT_COMPRESSION: CompressionSettings = {
   enabled: true,
