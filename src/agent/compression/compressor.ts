@@ -4,7 +4,7 @@
  * caller swaps it into the session. Budgets follow the model's context window (§7.9) and a run of
  * ineffective compressions switches automatic compression off until progress is possible (§7.8).
  */
-import type { HermesConfig } from "../../core/config-defaults.js";
+import { DEFAULT_CONFIG, type HermesConfig } from "../../core/config-defaults.js";
 import type { ChatMessage } from "../../llm/types.js";
 import { assemble } from "./assemble.js";
 import { alignBackward, findBoundaries, lastUserIndex, MIN_TAIL_MESSAGES } from "./boundaries.js";
@@ -24,15 +24,7 @@ import {
 /** The `compression.*` config keys (documented in docs/configuration.md). */
 export type CompressionSettings = HermesConfig["compression"];
 
-export const DEFAULT_COMPRESSION: CompressionSettings = {
-  enabled: true,
-  threshold: 0.5,
-  target_ratio: 0.2,
-  protect_first_n: 3,
-  protect_last_n: 20,
-  abort_on_summary_failure: false,
-  hygiene_hard_message_limit: 5000,
-};
+export const DEFAULT_COMPRESSION: CompressionSettings = DEFAULT_CONFIG.compression;
 
 /** Used when the model's window is unknown. */
 export const FALLBACK_CONTEXT_LENGTH = 128_000;
