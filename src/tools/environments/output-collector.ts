@@ -1,10 +1,20 @@
 import type { SpillWriter } from "./spill-writer.js";
 
+export interface CollectorOptions {
+  /** Bytes of the rolling tail (default: the head's `cap`). */
+  tailCap?: number;
+  /** The line put where bytes were dropped. */
+  marker?: (droppedBytes: number) => string;
+}
+
+const defaultMarker = (dropped: number): string =>
+  `[... ${dropped} bytes of output dropped (over the capture limit) ...]`;
+
 /**
- * Bounded capture of a process's output: the first `cap` bytes and a rolling last `cap` bytes are
- * kept; anything between is counted and dropped, so a runaway command cannot exhaust memory. With a
- * spill writer, the moment anything would be dropped everything so far is written to it, and every
- * later chunk too: the file ends up with the complete output.
+ * Bounded capture of a process's output: the first `cap` bytes and a rolling last `tailCap` bytes
+ * are kept; anything between is counted and dropped, so a runaway command cannot exhaust memory.
+ * With a spill writer, the moment anything would be dropped everything so far is written to it, and
+ * every later chunk too: the file ends up with the complete output.
  */
 export class OutputCollector {
   private readonly head: Buffer[] = [];
@@ -14,14 +24,25 @@ export class OutputCollector {
   private droppedBytes = 0;
 
   private spilling = false;
+  private readonly tailCap: number;
+  private readonly marker: (droppedBytes: number) => string;
 
   constructor(
     private readonly cap: number,
     private readonly spill?: SpillWriter,
-  ) {}
+    options: CollectorOptions = {},
+  ) {
+    this.tailCap = options.tailCap ?? cap;
+    this.marker = options.marker ?? defaultMarker;
+  }
 
   get dropped(): number {
     return this.droppedBytes;
+  }
+
+  /** Every byte pushed so far, kept or dropped. */
+  get bytes(): number {
+    return this.headLen + this.tailLen + this.droppedBytes;
   }
 
   /** The spill file, when the output outgrew the capture and the file was written without error. */
@@ -32,7 +53,7 @@ export class OutputCollector {
   push(data: Buffer | string): void {
     let chunk = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     if (this.spill) {
-      if (!this.spilling && this.headLen + this.tailLen + chunk.length > 2 * this.cap) {
+      if (!this.spilling && this.headLen + this.tailLen + chunk.length > this.cap + this.tailCap) {
         this.spilling = true;
         for (const kept of [...this.head, ...this.tail]) this.spill.write(kept);
       }
@@ -51,7 +72,7 @@ export class OutputCollector {
     }
     this.tail.push(chunk);
     this.tailLen += chunk.length;
-    let excess = this.tailLen - this.cap;
+    let excess = this.tailLen - this.tailCap;
     if (excess <= 0) return;
     let drop = 0;
     while (excess > 0) {
@@ -80,6 +101,6 @@ export class OutputCollector {
     const tail = Buffer.concat(this.tail)
       .toString("utf8")
       .replace(/^\uFFFD+/, "");
-    return `${head}\n[... ${this.droppedBytes} bytes of output dropped (over the capture limit) ...]\n${tail}`;
+    return `${head}\n${this.marker(this.droppedBytes)}\n${tail}`;
   }
 }
