@@ -1,7 +1,7 @@
 import type { ToolCallService, ToolContext } from "../tools/context.js";
-import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { InnerToolEvent } from "./events.js";
+import { dispatchTool, looksLikeError } from "./tool-runner.js";
 
 export interface InnerToolOptions {
   registry: ToolRegistry<ToolContext>;
@@ -23,22 +23,14 @@ export function createToolCallService(opts: InnerToolOptions): ToolCallService {
       const base = opts.ctx();
       const ctx: ToolContext = signal ? { ...base, signal: AbortSignal.any([base.signal, signal]) } : base;
       const started = performance.now();
-      let content: string;
-      try {
-        content = await opts.registry.dispatch(name, args, ctx);
-      } catch (err) {
-        content = JSON.stringify({
-          error: `Error executing ${name}: ${(err as Error)?.message ?? String(err)}`,
-        });
-      }
-      if (ctx.config.security?.redact_secrets !== false) content = redactSecrets(content, ctx.home);
+      const content = await dispatchTool(opts.registry, name, args, ctx);
       opts.emit({
         type: "inner_tool",
         parent,
         name,
         args,
         result: content,
-        isError: content.startsWith('{"error"'),
+        isError: looksLikeError(content),
         durationMs: performance.now() - started,
       });
       return content;

@@ -31,7 +31,26 @@ export interface ToolRunnerOptions {
 
 const INTERRUPTED_RESULT = JSON.stringify({ error: "Interrupted by the user before this tool finished." });
 
-const looksLikeError = (content: string): boolean => content.startsWith('{"error"');
+export const looksLikeError = (content: string): boolean => content.startsWith('{"error"');
+
+/**
+ * Runs one tool through the registry: a throw becomes an `{"error": ...}` result, and secrets are
+ * redacted (security.redact_secrets) so keys and tokens never reach the model or a script.
+ */
+export async function dispatchTool(
+  registry: ToolRegistry<ToolContext>,
+  name: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<string> {
+  let content: string;
+  try {
+    content = await registry.dispatch(name, args, ctx);
+  } catch (err) {
+    content = JSON.stringify({ error: `Error executing ${name}: ${(err as Error)?.message ?? String(err)}` });
+  }
+  return ctx.config.security?.redact_secrets !== false ? redactSecrets(content, ctx.home) : content;
+}
 
 /** For loop detection a command that exits non-zero failed too, though its output is no tool error. */
 const failedForGuard = (content: string, isError: boolean): boolean =>
@@ -88,17 +107,8 @@ export async function runToolBatch(
     }
     opts.onToolActivity?.(name);
     const started = performance.now();
-    let content: string;
-    try {
-      content = await registry.dispatch(name, prepared.args, ctx);
-    } catch (err) {
-      content = JSON.stringify({
-        error: `Error executing ${name}: ${(err as Error)?.message ?? String(err)}`,
-      });
-    }
+    let content = await dispatchTool(registry, name, prepared.args, ctx);
     if (ctx.signal.aborted && !content) content = INTERRUPTED_RESULT;
-    // One place for every tool: keys and tokens never enter the history (security.redact_secrets).
-    if (ctx.config.security?.redact_secrets !== false) content = redactSecrets(content, ctx.home);
     const isError = looksLikeError(content);
     const after = opts.guard?.afterCall(name, prepared.args, content, failedForGuard(content, isError));
     content = applyWarning(after, content, opts.emit);
