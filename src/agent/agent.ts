@@ -45,8 +45,8 @@ import { recallMemory, syncMemoryTurn } from "./memory/provider-calls.js";
 import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
-import { recoverTextToolCalls } from "./text-tool-calls.js";
-import { preservedTodoBlock, TODO_ERROR_HINT, TODO_NUDGE_NOTE, TodoList } from "./todo.js";
+import { withTextToolCalls } from "./text-tool-calls.js";
+import { preservedTodoBlock, TodoList } from "./todo.js";
 import { prepareToolCalls } from "./tool-calls.js";
 import { runToolBatch } from "./tool-runner.js";
 import { saveTrajectory } from "./trajectory.js";
@@ -451,7 +451,12 @@ export class Agent {
         }
         return finish("failed", "", result.error);
       }
-      const message = this.withTextToolCalls(result.message, tools);
+      const message = withTextToolCalls(
+        result.message,
+        tools,
+        (n) => this.opts.registry.resolveName(n),
+        (e) => this.emit(e),
+      );
       const toolCalls = message.tool_calls ?? [];
       if (toolCalls.length === 0 && this.opts.awaitBackground && this.backgroundJobs.size > 0 && !inGrace) {
         // Answering now would drop the background results: wait, then let the model use them.
@@ -485,14 +490,8 @@ export class Agent {
       // Programmatic tool calling does not eat the iteration budget.
       if (results.some((r) => r.name === "execute_code")) budget.refund();
       const notes: string[] = [];
-      if (this.tools?.some((t) => t.function.name === "todo")) {
-        let nudge = false;
-        for (const r of results) if (r.name !== "todo" && this.todos.countToolCall()) nudge = true;
-        if (nudge) notes.push(TODO_NUDGE_NOTE);
-        else if (results.some((r) => r.isError && r.name !== "todo") && this.todos.hasOpenItems()) {
-          notes.push(TODO_ERROR_HINT);
-        }
-      }
+      const todoNote = this.tools?.some((t) => t.function.name === "todo") && this.todos.noteAfter(results);
+      if (todoNote) notes.push(todoNote);
       const notices = this.takeNotices();
       if (notices) notes.push(notices);
       const steer = this.takeSteer();
@@ -587,24 +586,6 @@ export class Agent {
       this.context?.updateModel(this.contextLengthOf(target));
       this.opts.onModelSwitch?.(target);
     }
-  }
-
-  /** A reply whose tool calls came back as text (local chat templates) gets them as real calls. */
-  private withTextToolCalls(message: AssistantMessage, tools: readonly ToolDefinition[]): AssistantMessage {
-    if (message.tool_calls?.length || !message.content || tools.length === 0) return message;
-    const offered = new Set(tools.map((t) => t.function.name));
-    const recovered = recoverTextToolCalls(message.content, (name) => {
-      const resolved = this.opts.registry.resolveName(name);
-      return resolved !== undefined && offered.has(resolved) ? resolved : undefined;
-    });
-    if (!recovered) return message;
-    const n = recovered.calls.length;
-    this.emit({
-      type: "status",
-      kind: "info",
-      message: `Ran ${n} tool call${n === 1 ? "" : "s"} the model wrote as text (its server did not parse ${n === 1 ? "it" : "them"})`,
-    });
-    return { ...message, content: recovered.content, tool_calls: recovered.calls };
   }
 
   /** Waits for every background delegation; false when interrupted first. */

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { repairToolArguments } from "../llm/json-repair.js";
-import type { ToolCall } from "../llm/types.js";
+import type { AssistantMessage, ToolCall, ToolDefinition } from "../llm/types.js";
+import type { AgentEvent } from "./events.js";
 
 export interface RecoveredCalls {
   calls: ToolCall[];
@@ -95,4 +96,27 @@ export function recoverTextToolCalls(
   if (!body.startsWith("{") && !body.startsWith("[")) return undefined;
   const calls = callsFrom(parseJson(body), offered);
   return calls ? { calls, content: null } : undefined;
+}
+
+/** `message` with the tool calls it wrote as text made real (and a status line saying so). */
+export function withTextToolCalls(
+  message: AssistantMessage,
+  tools: readonly ToolDefinition[],
+  resolveName: (name: string) => string | undefined,
+  emit: (event: AgentEvent) => void,
+): AssistantMessage {
+  if (message.tool_calls?.length || !message.content || tools.length === 0) return message;
+  const offered = new Set(tools.map((t) => t.function.name));
+  const recovered = recoverTextToolCalls(message.content, (name) => {
+    const resolved = resolveName(name);
+    return resolved !== undefined && offered.has(resolved) ? resolved : undefined;
+  });
+  if (!recovered) return message;
+  const n = recovered.calls.length;
+  emit({
+    type: "status",
+    kind: "info",
+    message: `Ran ${n} tool call${n === 1 ? "" : "s"} the model wrote as text (its server did not parse ${n === 1 ? "it" : "them"})`,
+  });
+  return { ...message, content: recovered.content, tool_calls: recovered.calls };
 }

@@ -80,6 +80,18 @@ export class TodoList implements TodoService {
     return this.items.some(open);
   }
 
+  /**
+   * Counts a batch's other tool calls and returns the note for its last result, if any: the nudge
+   * once 10 calls went by without an update, else the error hint when a call failed mid-plan.
+   */
+  noteAfter(results: readonly { name: string; isError: boolean }[]): string | undefined {
+    let nudge = false;
+    for (const r of results) if (r.name !== "todo" && this.countToolCall()) nudge = true;
+    if (nudge) return TODO_NUDGE_NOTE;
+    if (results.some((r) => r.isError && r.name !== "todo") && this.hasOpenItems()) return TODO_ERROR_HINT;
+    return undefined;
+  }
+
   private touch(): void {
     this.sinceUpdate = 0;
     this.nudged = false;
