@@ -474,6 +474,7 @@ export class Agent {
         (n) => this.opts.registry.resolveName(n),
         this.opts.toolNames,
         (name) => this.whyDisabled(name),
+        tools.map((t) => t.function.name),
       );
       this.append(message);
       if (inGrace) return this.forceSummary(message, finish, call);

@@ -1,5 +1,6 @@
 import { repairToolArguments } from "../llm/json-repair.js";
 import type { ToolCall } from "../llm/types.js";
+import { nameVariants, repairToolName } from "./tool-name-repair.js";
 
 /** A model tool call after name and argument repair, ready to dispatch (or to answer with an error). */
 export interface PreparedCall {
@@ -13,10 +14,15 @@ export interface PreparedCall {
   argsRepaired: boolean;
 }
 
+/** How much of the cut-off text the error quotes, so the model sees where its reply stopped. */
+const CUT_TAIL_CHARS = 80;
+
 /**
- * Repairs names (case/separator slips) and arguments (malformed JSON; `{}` as the last resort so
- * the next request is valid JSON). The repaired arguments are written back into the call so the
- * history sent on the next request never carries broken JSON.
+ * Repairs names (case/separator slips, quoting or markup around the name, class-style spellings,
+ * typos) and arguments (malformed JSON; `{}` as the last resort so the next request is valid
+ * JSON). Arguments cut off inside a value never run: the call gets an error telling the model to
+ * resend it whole. The repaired arguments are written back into the call so the history sent on
+ * the next request never carries broken JSON.
  */
 export function prepareToolCalls(
   calls: ToolCall[],
@@ -24,15 +30,20 @@ export function prepareToolCalls(
   enabled: ReadonlySet<string>,
   /** Why a registered tool is not enabled here (shown instead of "unknown tool"). */
   whyDisabled?: (name: string) => string,
+  /** The tools offered in this request: a name that needed guessing only ever becomes one of these. */
+  offered?: Iterable<string>,
 ): PreparedCall[] {
+  const guessable = new Set([...(offered ?? enabled)].filter((n) => enabled.has(n)));
   return calls.map((call) => {
     const raw = call.function.arguments;
     const repaired = repairToolArguments(raw);
     const argsRepaired = repaired.repaired || repaired.fallback;
     if (argsRepaired) call.function.arguments = JSON.stringify(repaired.args);
-    const resolved = resolveName(call.function.name);
-    const toolName = resolved !== undefined && enabled.has(resolved) ? resolved : undefined;
-    if (toolName === undefined && resolved !== undefined && whyDisabled) {
+    const literal = resolveName(call.function.name);
+    const resolved = literal ?? guessName(call.function.name, resolveName, guessable);
+    const usable = literal !== undefined ? enabled : guessable;
+    const toolName = resolved !== undefined && usable.has(resolved) ? resolved : undefined;
+    if (toolName === undefined && resolved !== undefined && !enabled.has(resolved) && whyDisabled) {
       return {
         call,
         toolName,
@@ -54,6 +65,9 @@ export function prepareToolCalls(
       };
     }
     if (toolName !== call.function.name) call.function.name = toolName;
+    if (repaired.truncated) {
+      return { call, toolName, args: repaired.args, argsRepaired, error: cutOffError(toolName, raw) };
+    }
     if (repaired.fallback && raw.trim() !== "") {
       const preview = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
       return {
@@ -67,5 +81,30 @@ export function prepareToolCalls(
       };
     }
     return { call, toolName, args: repaired.args, argsRepaired };
+  });
+}
+
+/**
+ * A name that matches no tool as written: a reading of it the registry knows (even a disabled
+ * tool, so the model hears why it cannot use it), else the one offered tool it plausibly means.
+ */
+function guessName(
+  name: string,
+  resolveName: (name: string) => string | undefined,
+  offered: ReadonlySet<string>,
+): string | undefined {
+  for (const variant of nameVariants(name)) {
+    const known = resolveName(variant);
+    if (known !== undefined) return known;
+  }
+  return repairToolName(name, offered);
+}
+
+function cutOffError(toolName: string, raw: string): string {
+  const tail = raw.length > CUT_TAIL_CHARS ? `...${raw.slice(-CUT_TAIL_CHARS)}` : raw;
+  return JSON.stringify({
+    error:
+      `The arguments for '${toolName}' were cut off after ${raw.length} characters (your reply probably hit the output token limit), so the call did not run. ` +
+      `They ended with: ${tail}. Send the complete call again; if it is long, make it shorter or split it, e.g. write a big file in several smaller steps.`,
   });
 }

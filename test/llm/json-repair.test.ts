@@ -26,18 +26,28 @@ const cases: {
   { name: "trailing comma in object", raw: '{"a": 1, "b": 2,}', args: { a: 1, b: 2 }, repaired: true },
   { name: "trailing comma in array", raw: '{"a": [1, 2, ], }', args: { a: [1, 2] }, repaired: true },
   { name: "truncated after a comma", raw: '{"path": "a.txt",', args: { path: "a.txt" }, repaired: true },
-  { name: "unclosed string", raw: '{"command": "ls -la', args: { command: "ls -la" }, repaired: true },
+  { name: "missing final brace", raw: '{"path": "a.txt"', args: { path: "a.txt" }, repaired: true },
+  {
+    name: "missing final brace after a literal",
+    raw: '{"command": "ls", "background": true',
+    args: { command: "ls", background: true },
+    repaired: true,
+  },
   {
     name: "unclosed nested structures",
     raw: '{"a": {"b": [1, 2',
     args: { a: { b: [1, 2] } },
     repaired: true,
   },
+  {
+    name: "unclosed list of complete objects",
+    raw: '{"edits": [{"old": "x", "new": "y"},',
+    args: { edits: [{ old: "x", new: "y" }] },
+    repaired: true,
+  },
+  { name: "empty structures left open", raw: '{"a": [', args: { a: [] }, repaired: true },
   { name: "closer of the wrong kind", raw: '{"a": [1, 2}', args: { a: [1, 2] }, repaired: true },
   { name: "excess closing braces", raw: '{"a": 1}}}', args: { a: 1 }, repaired: true },
-  { name: "dangling key", raw: '{"a": 1, "b"', args: { a: 1 }, repaired: true },
-  { name: "dangling colon", raw: '{"a": 1, "b":', args: { a: 1, b: null }, repaired: true },
-  { name: "truncated literal", raw: '{"a": 1, "b": tru', args: { a: 1 }, repaired: true },
   {
     name: "python literals",
     raw: '{"a": True, "b": None, "c": False}',
@@ -50,6 +60,12 @@ const cases: {
     args: { path: 'it\'s "here"' },
     repaired: true,
   },
+  {
+    name: "unquoted keys",
+    raw: '{path: "a.txt", max_lines: 5}',
+    args: { path: "a.txt", max_lines: 5 },
+    repaired: true,
+  },
   { name: "markdown code fence", raw: '```json\n{"a": 1}\n```', args: { a: 1 }, repaired: true },
   { name: "double-encoded object", raw: '"{\\"a\\": 1}"', args: { a: 1 }, repaired: true },
   { name: "invalid escape kept literally", raw: '{"p": "C:\\dir"}', args: { p: "C:\\dir" }, repaired: true },
@@ -57,25 +73,84 @@ const cases: {
   { name: "string is not an object", raw: '"hello"', args: {}, repaired: true, fallback: true },
   { name: "null", raw: "null", args: {}, repaired: true, fallback: true },
   { name: "garbage", raw: "not json at all", args: {}, repaired: true, fallback: true },
+  { name: "a bare word", raw: "truncated", args: {}, repaired: true, fallback: true },
   { name: "lone closer", raw: "}", args: {}, repaired: true, fallback: true },
+  {
+    name: "a member missing its comma is not dropped",
+    raw: '{"a": 1, "b": 2 "c": 3}',
+    args: {},
+    repaired: true,
+    fallback: true,
+  },
+];
+
+/** Text that stops inside a value: none of these may come back as arguments to run. */
+const cutOff: { name: string; raw: string }[] = [
+  { name: "command cut mid-string", raw: '{"command": "git clone ht' },
+  { name: "second member cut mid-string", raw: '{"path": "a.txt", "content": "line1\nline2' },
+  { name: "string ending in a backslash", raw: '{"content": "say \\' },
+  { name: "string ending inside a unicode escape", raw: '{"a": "caf\\u00' },
+  { name: "string inside nested structures", raw: '{"edits": [{"old": "x", "new": "y' },
+  { name: "key cut mid-string", raw: '{"path": "a", "cont' },
+  { name: "single-quoted string", raw: "{'command': 'rm -rf bu" },
+  { name: "fenced and cut", raw: '```json\n{"command": "git clo' },
+  { name: "double-encoded, outer string cut", raw: '"{\\"command\\": \\"git clo' },
+  { name: "double-encoded, inner text cut", raw: '"{\\"command\\": \\"git clo"' },
+  { name: "key without its value", raw: '{"a": 1, "b"' },
+  { name: "colon without its value", raw: '{"a": 1, "b":' },
+  { name: "first value missing", raw: '{"a": ' },
+  { name: "nested value missing", raw: '{"a": [{"b": ' },
+  { name: "unquoted key at the end", raw: '{"a": 1, pa' },
+  { name: "half a true", raw: '{"a": 1, "b": tru' },
+  { name: "half a null", raw: '{"a": nul' },
+  { name: "half a Python False", raw: '{"a": Fals' },
+  { name: "a lone minus", raw: '{"n": -' },
+  { name: "a number ending in a point", raw: '{"n": 1.' },
+  { name: "a number ending in an exponent", raw: '{"n": 2e' },
 ];
 
 describe("repairToolArguments", () => {
   it.each(cases)("$name", ({ raw, args, repaired, fallback = false }) => {
-    expect(repairToolArguments(raw)).toEqual({ args, repaired, fallback });
+    expect(repairToolArguments(raw)).toEqual({ args, repaired, fallback, truncated: false });
+  });
+
+  it.each(cutOff)("refuses to finish a value: $name", ({ raw }) => {
+    expect(repairToolArguments(raw)).toEqual({ args: {}, repaired: true, fallback: true, truncated: true });
   });
 
   it("gives up on pathological runs of closers without throwing", () => {
     const result = repairToolArguments(`{"a": 1${"}".repeat(200)}`);
-    expect(result).toEqual({ args: {}, repaired: true, fallback: true });
+    expect(result).toEqual({ args: {}, repaired: true, fallback: true, truncated: false });
   });
 
-  it("never throws on arbitrary prefixes of a valid document", () => {
-    const doc = '{"path": "src/a.ts", "edits": [{"old": "x\\n", "new": "y"}], "dry": false, "n": -1.5e3}';
+  it("never turns a prefix of a document into a string the document does not hold", () => {
+    const doc =
+      '{"path": "src/a.ts", "edits": [{"old": "x\\n", "new": "y \\"q\\" \\u00e9"}], "dry": false, "n": -1.5e3}';
+    const whole = stringsIn(JSON.parse(doc));
+    let insideString = false;
+    let escaped = false;
+    let truncatedCount = 0;
     for (let i = 0; i <= doc.length; i++) {
       const result = repairToolArguments(doc.slice(0, i));
-      expect(typeof result.args).toBe("object");
       expect(Array.isArray(result.args)).toBe(false);
+      if (insideString) expect(result.truncated, `prefix ${i} ends inside a string`).toBe(true);
+      if (result.truncated) truncatedCount++;
+      else for (const s of stringsIn(result.args)) expect(whole).toContain(s);
+      const c = doc[i];
+      if (escaped) escaped = false;
+      else if (insideString && c === "\\") escaped = true;
+      else if (c === '"') insideString = !insideString;
     }
+    // Every position inside a string, plus dangling keys, colons and half-written literals.
+    expect(truncatedCount).toBeGreaterThan(60);
   });
 });
+
+/** Every key and string value anywhere in `value`. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (typeof value === "object" && value !== null)
+    return Object.entries(value).flatMap(([k, v]) => [k, ...stringsIn(v)]);
+  return [];
+}
