@@ -1,9 +1,11 @@
 /**
- * One model call with recovery (seed 004 §13.2). The loop reads only the classified error's flags,
- * in this order: shouldCompress → compress hook; shouldRotateCredential / shouldFallback → the
- * provider router (another key, else the next provider); retryable → jittered backoff honouring the
- * provider's reset time; otherwise stop with a message saying what happened. Every wait, rotation
- * and fallback is reported as a `status` event. Bounded: it never loops forever.
+ * One model call with recovery (seed 004 §13.2). A request shape the provider refused (replayed
+ * reasoning, images with tool results) is repaired once and sent again at once; otherwise the loop
+ * reads only the classified error's flags, in this order: shouldCompress → compress hook;
+ * shouldRotateCredential / shouldFallback → the provider router (another key, else the next
+ * provider); retryable → jittered backoff honouring the provider's reset time; otherwise stop with
+ * a message saying what happened. Every repair, wait, rotation and fallback is reported as a
+ * `status` event. Bounded: it never loops forever.
  */
 import type { ProviderRouter } from "../llm/provider-router.js";
 import { jitteredBackoff, sleep } from "../llm/retry.js";
@@ -20,6 +22,14 @@ import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.j
 import type { AgentEvent } from "./events.js";
 import { stripMemoryContext } from "./memory/fence.js";
 import { StreamingContextScrubber } from "./memory/scrubber.js";
+import {
+  applyRepair,
+  applyRepairs,
+  REQUEST_REPAIRS,
+  type RequestRepair,
+  repairFor,
+  repairMessage,
+} from "./request-repair.js";
 
 export interface ModelCallOptions {
   streamFn: StreamFn;
@@ -61,7 +71,10 @@ const MAX_FALLBACKS = 10;
  * (for an interrupt), never appended, so a retried answer appears in the transcript once.
  */
 export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult> {
-  const maxAttempts = (opts.maxRetries + 1) * (MAX_FALLBACKS + 1) + MAX_ROTATIONS + MAX_COMPRESSIONS;
+  const maxAttempts =
+    (opts.maxRetries + 1) * (MAX_FALLBACKS + 1) + MAX_ROTATIONS + MAX_COMPRESSIONS + REQUEST_REPAIRS.length;
+  // Repairs stay for the rest of this call: a fallback provider could not verify the replay either.
+  const repairs = new Set<RequestRepair>();
   let retries = 0;
   let compressions = 0;
   let rotations = 0;
@@ -69,11 +82,22 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
   let last: Failure | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const target = opts.router.current();
-    const result = await streamOnce(opts, opts.buildRequest(target));
+    const built = opts.buildRequest(target);
+    const messages = applyRepairs(built.messages, repairs);
+    const request = messages === built.messages ? built : { ...built, messages };
+    const result = await streamOnce(opts, request);
     if (result.ok) return result;
     last = result;
     const err = result.error;
     if (err.reason === "aborted" || opts.signal.aborted) return interrupted(result);
+
+    // 0. A part of the request this provider refuses: repair it once, when that changes anything.
+    const repair = repairFor(err.reason);
+    if (repair && !repairs.has(repair) && applyRepair(request.messages, repair)) {
+      repairs.add(repair);
+      opts.emit({ type: "status", kind: "retry", message: `${err.reason}: ${repairMessage(repair)}` });
+      continue;
+    }
 
     // 1. The conversation does not fit: only a smaller conversation helps.
     if (err.shouldCompress) {
@@ -199,6 +223,8 @@ function withHint(err: ClassifiedError, target: ModelTarget): string {
     billing: `Add credits, or another key with 'hermes auth add ${target.provider}'.`,
     model_not_found: `Check the model name (-m or model.default), or add a fallback with 'hermes fallback add'.`,
     provider_policy_blocked: "Allow the model's providers in your account's privacy settings.",
+    content_policy_blocked: "Rephrase the request, or use another model.",
+    multimodal_tool_content_unsupported: "Use a model that reads images in tool results.",
     image_too_large: "Use a smaller image.",
   };
   const hint = hints[err.reason];

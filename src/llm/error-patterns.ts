@@ -27,13 +27,70 @@ export const POLICY_PATTERNS = [
   "matching your data policy",
 ];
 
-/** Money, not time: out of credits, spending caps, plans (OpenAI, Anthropic, OpenRouter, Z.AI). */
+/**
+ * The provider's safety system refused this prompt (OpenAI moderation and `content_policy_violation`,
+ * Azure's content management policy / `content_filter`, Anthropic's content filtering, OpenRouter
+ * moderation). The same request is refused again, so it is never retried. Underscore and policy
+ * forms only: a bare "content filter" also appears in harmless settings text.
+ */
+export const CONTENT_POLICY_PATTERNS = [
+  "content_policy_violation",
+  "content_filter",
+  "responsibleaipolicyviolation",
+  "content management policy",
+  "content filtering policy",
+  "violates our usage polic",
+  "violating our usage polic",
+  "violates openai's usage polic",
+  "violates anthropic's usage polic",
+  "your request was flagged",
+  "your prompt was flagged",
+  "your input was flagged",
+  "flagged by our safety",
+  "requires moderation",
+  "flagged for possible cybersecurity risk",
+];
+
+/**
+ * OpenAI Responses: replayed encrypted reasoning (or a reasoning item) the server cannot verify,
+ * e.g. after a change of key, organisation or model. Dropping the replay fixes it.
+ */
+export const ENCRYPTED_REPLAY_PATTERNS = [
+  "invalid_encrypted_content",
+  "encrypted content",
+  "reasoning item",
+  "of type 'reasoning' was provided without",
+  "reasoning signature",
+];
+
+/**
+ * Servers that take text only in tool results (strict OpenAI-compatible servers, some Chinese
+ * vendors' endpoints) and refuse the images sent with them.
+ */
+export const TOOL_CONTENT_PATTERNS = [
+  "tool messages must contain text only",
+  "tool message content must be a string",
+  "tool content must be a string",
+  "tool message must be a string",
+  "tool_call.content must be string",
+  "not supported in tool result",
+  "image content is not supported in tool",
+  "images are not supported in tool",
+  "only allowed for messages with role 'user'",
+  "expected string, got list",
+  "expected string, got array",
+];
+
+/** Money, not time: out of credits, spending caps, plans (OpenAI, Anthropic, OpenRouter, Z.AI, Nous). */
 export const BILLING_PATTERNS = [
   "insufficient credits",
+  "insufficient_credits",
   "insufficient_quota",
   "insufficient balance",
   "credit balance",
   "credits exhausted",
+  "credits have been exhausted",
+  "no usable credits",
   "out of credits",
   "top up",
   "payment required",
@@ -45,6 +102,12 @@ export const BILLING_PATTERNS = [
   "balance_depleted",
   "no resource package",
   "your extra usage",
+  "out of extra usage",
+  "your free tier",
+  "on the free tier",
+  "model_not_supported_on_free_tier",
+  "upgrade your plan",
+  "plan does not include",
 ];
 
 /** Throttling that resets by itself (OpenAI, Anthropic, Google, Bedrock, DashScope). */
@@ -189,6 +252,9 @@ export const DISCONNECT_PATTERNS = [
   "connection reset",
   "server disconnected",
   "unexpected eof",
+  "peer closed connection",
+  "incomplete chunked read",
+  "connection was closed",
 ];
 export const DISCONNECT_CODES = ["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ECONNABORTED"];
 export const TIMEOUT_CODES = [
@@ -217,6 +283,8 @@ export const CODE_STATUS: Readonly<Record<string, number>> = {
   permission_error: 403,
   permission_denied: 403,
   billing_error: 402,
+  payment_required: 402,
+  insufficient_credits: 402,
   not_found_error: 404,
   model_not_found: 404,
   not_found: 404,

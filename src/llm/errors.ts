@@ -4,12 +4,15 @@
  * Works on both SDKs' errors by shape (status / headers / body / cause chain), so this module never
  * imports an SDK. The pipeline runs in the seed's priority order (§4.2):
  *
- *   1. provider-specific patterns     (thinking signatures, tier gates, grammar, OpenRouter)
- *   2. HTTP status + message refinement (402 billing vs quota, 429 quota vs billing, ...)
+ *   1. provider-specific patterns     (content policy, replayed reasoning, tool-result images,
+ *                                       thinking signatures, tier gates, grammar, OpenRouter)
+ *   2. HTTP status + message refinement (402 billing vs quota, 429 quota vs billing, a bare 400
+ *                                       on a nearly full window, ...)
  *   3. body error code                 (in-stream errors that carry no status)
  *   4. message patterns                (billing vs rate limit, context, auth, model)
  *   5. SSL/TLS transient               → timeout, never compression (§4.4)
- *   6. disconnect on a large session   → context overflow
+ *   6. disconnect on a request filling most of the window → context overflow; any other
+ *      disconnect, however large the request, → timeout
  *   7. transport error names / codes   → timeout with a useful message
  *   8. unknown                         → retryable
  */
@@ -22,7 +25,7 @@ export interface ClassifyContext {
   provider?: string;
   /** Base URL of the endpoint, named in transport-error messages. */
   baseUrl?: string;
-  /** Rough size of the request in tokens: a disconnect on a large session means overflow. */
+  /** Rough size of the request in tokens, read against contextLength (disconnects, bare 400s). */
   approxTokens?: number;
   contextLength?: number;
   /** Clock for resetAt (tests). */
@@ -44,7 +47,9 @@ const flag = (retryable: boolean, compress = false, rotate = false, fallback = f
 /**
  * Recovery hints per reason: the policy half of §4.5, kept in one table. A rate limit may rotate
  * to another key and, when no key can help, fall back rather than wait out a shared quota (PR
- * #12554); a policy block is account-wide, so neither helps.
+ * #12554); a policy block is account-wide, so neither helps, and a content-policy refusal is the
+ * same for this prompt anywhere. Replayed reasoning and tool-result images are repaired once by the
+ * model call; when that cannot help, they are format errors.
  */
 const FLAGS: Record<FailoverReason, Flags> = {
   auth: flag(false, false, true, true),
@@ -59,7 +64,10 @@ const FLAGS: Record<FailoverReason, Flags> = {
   image_too_large: flag(false),
   model_not_found: flag(false, false, false, true),
   provider_policy_blocked: flag(false),
+  content_policy_blocked: flag(false),
   format_error: flag(false, false, false, true),
+  invalid_encrypted_content: flag(false, false, false, true),
+  multimodal_tool_content_unsupported: flag(false, false, false, true),
   thinking_signature: flag(true),
   long_context_tier: flag(true, true),
   llama_cpp_grammar_pattern: flag(true),
@@ -123,8 +131,19 @@ function classifyUnsafe(err: unknown, ctx: ClassifyContext): ClassifiedError {
 function byProviderPattern(f: ErrorFacts, make: Make): ClassifiedError | undefined {
   const t = f.text;
   const clientError = f.status === undefined || f.status === 400;
+  // A safety refusal comes with any status (400, 403, none in-stream): its words say it all.
+  if (P.hasAny(t, P.CONTENT_POLICY_PATTERNS)) {
+    return make("content_policy_blocked", "Refused by the provider's content policy");
+  }
   if (clientError && t.includes("thinking") && P.hasAny(t, P.THINKING_PATTERNS)) {
     return make("thinking_signature", "Thinking block signature rejected");
+  }
+  const requestShape = clientError || f.status === 422;
+  if (requestShape && P.hasAny(t, P.ENCRYPTED_REPLAY_PATTERNS)) {
+    return make("invalid_encrypted_content", "Replayed reasoning rejected");
+  }
+  if (requestShape && P.hasAny(t, P.TOOL_CONTENT_PATTERNS)) {
+    return make("multimodal_tool_content_unsupported", "Images in tool results are not accepted");
   }
   if (f.status === 429 && t.includes("extra usage") && t.includes("long context")) {
     return make("long_context_tier", "Long-context requests need the provider's extra-usage tier");
@@ -194,7 +213,7 @@ function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContex
       );
     case 400:
     case 422:
-      return byBadRequest(f, make);
+      return byBadRequest(f, make, ctx);
     case 500:
     case 502:
       if (P.hasAny(t, P.REQUEST_VALIDATION_PATTERNS)) return make("format_error", "Request rejected");
@@ -212,7 +231,7 @@ function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContex
 }
 
 /** A 400 is a context overflow, an image, a wrong model, money or throttling before it is a format error. */
-function byBadRequest(f: ErrorFacts, make: Make): ClassifiedError {
+function byBadRequest(f: ErrorFacts, make: Make, ctx: ClassifyContext): ClassifiedError {
   const t = f.text;
   if (P.hasAny(t, P.IMAGE_PATTERNS)) return make("image_too_large", "Image too large");
   // "Unsupported parameter: 'max_tokens'" must not read as a context overflow.
@@ -220,11 +239,55 @@ function byBadRequest(f: ErrorFacts, make: Make): ClassifiedError {
   if (P.hasAny(t, P.CONTEXT_PATTERNS)) return make("context_overflow", "Context too long for the model");
   if (P.hasAny(t, P.MODEL_MISSING_PATTERNS)) return make("model_not_found", "Model not found");
   // Anthropic sends "Your credit balance is too low" as a 400.
-  if (P.hasAny(t, P.BILLING_PATTERNS)) return make("billing", "Billing problem");
+  if (P.hasAny(t, P.BILLING_PATTERNS) && !P.hasAny(t, P.TRANSIENT_PATTERNS))
+    return make("billing", "Billing problem");
   if (P.hasAny(t, P.RATE_LIMIT_PATTERNS)) return make("rate_limit", "Rate limited");
   // Google answers a bad key with 400 INVALID_ARGUMENT "API key not valid".
   if (P.hasAny(t, P.AUTH_PATTERNS)) return make("auth", "Authentication failed");
+  // Some servers answer an over-long prompt with a bare "Bad Request"; near the window that is far
+  // likelier than a malformed request, which comes with a reason.
+  const fill = windowFill(ctx);
+  if (fill >= BARE_400_OVERFLOW_FILL && isBareMessage(f.message)) {
+    const percent = Math.round(fill * 100);
+    return make("context_overflow", `Context probably too long for the model (~${percent}% of its window)`);
+  }
   return make("format_error", "Request rejected");
+}
+
+/** A 400 without a reason is read as an overflow from this share of the context window up. */
+const BARE_400_OVERFLOW_FILL = 0.85;
+/** A disconnect is read as an overflow above this share of the window (§4.4). */
+const DISCONNECT_OVERFLOW_FILL = 0.6;
+
+/** The request's estimated share of the context window; 0 when either number is unknown. */
+function windowFill(ctx: ClassifyContext): number {
+  const { approxTokens, contextLength } = ctx;
+  return approxTokens !== undefined && contextLength ? approxTokens / contextLength : 0;
+}
+
+/** Messages that say nothing beyond "400" (letters only, lower-cased): empty bodies, status texts. */
+const BARE_MESSAGES = new Set([
+  "",
+  "error",
+  "error code",
+  "bad request",
+  "bad request error",
+  "invalid request",
+  "invalid request error",
+  "invalid argument",
+  "request failed",
+  "unknown error",
+  "http error",
+  "status code no body",
+]);
+
+function isBareMessage(message: string): boolean {
+  return BARE_MESSAGES.has(
+    message
+      .toLowerCase()
+      .replace(/[^a-z]+/g, " ")
+      .trim(),
+  );
 }
 
 /** Step 3: no HTTP status (an error event inside a 200 stream): the body's code stands for one. */
@@ -263,10 +326,12 @@ function byTransport(f: ErrorFacts, ctx: ClassifyContext): ClassifiedError {
   if (P.hasAny(t, P.SSL_PATTERNS) || f.codes.some((c) => c.startsWith("ERR_SSL") || c.startsWith("CERT_"))) {
     return classified("timeout", `TLS error talking to ${where}: ${detail}`);
   }
-  // 6. A disconnect on a large session usually means the server choked on the context size.
+  // 6. A disconnect on a request filling most of the window usually means the server choked on
+  // the context size (§4.4); on a larger window, however big the request, it is a dropped
+  // connection worth a retry (words about the context were read in step 4).
   if (hasCode(P.DISCONNECT_CODES) || P.hasAny(t, P.DISCONNECT_PATTERNS)) {
     const { approxTokens, contextLength } = ctx;
-    if (approxTokens !== undefined && contextLength && approxTokens > contextLength * 0.6) {
+    if (windowFill(ctx) > DISCONNECT_OVERFLOW_FILL) {
       return classified(
         "context_overflow",
         `${where} closed the connection on a large request (~${approxTokens} of ${contextLength} tokens): the conversation is probably too long for the model.`,

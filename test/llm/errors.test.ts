@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { streamAnthropic } from "../../src/llm/anthropic.js";
 import { classifyError, parseResetAt } from "../../src/llm/errors.js";
 import { streamOpenAIChat } from "../../src/llm/openai-chat.js";
+import { ResponseFailedError } from "../../src/llm/responses.js";
 import type { ClassifiedError, ModelTarget } from "../../src/llm/types.js";
 import { type FakeLlm, type Fault, startFakeLlm } from "../support/fake-llm.js";
 import { ERROR_BODY_CASES, type ErrorBodyCase } from "./error-bodies.js";
@@ -63,6 +64,57 @@ describe("classifyError: vendor error bodies over HTTP", () => {
   );
 });
 
+describe("classifyError: a 400 without a reason, read against the context window", () => {
+  /** Serves `body` as a 400 to a request of ~`tokens` tokens on a model with `window` tokens. */
+  async function bare400(body: unknown, tokens: number, window?: number, protocol = "openai") {
+    fake.enqueue({ fault: { kind: "http", status: 400, body } });
+    const openai = protocol === "openai";
+    const target: ModelTarget = {
+      provider: "custom",
+      apiMode: openai ? "chat_completions" : "anthropic_messages",
+      model: "m",
+      baseUrl: openai ? fake.openaiBaseUrl : fake.anthropicBaseUrl,
+      apiKey: "k",
+      ...(window ? { contextLength: window } : {}),
+    };
+    const messages = [{ role: "user" as const, content: "x".repeat(tokens * 4) }];
+    return failed(await run(openai ? streamOpenAIChat : streamAnthropic, request(target, { messages })))
+      .error;
+  }
+  const badRequest = { error: { message: "Bad Request", type: "invalid_request_error", code: null } };
+
+  it("is a context overflow on a session at 85% of the window or more", async () => {
+    const got = await bare400(badRequest, 9000, 10_000);
+    expect(got).toMatchObject({ reason: "context_overflow", shouldCompress: true, status: 400 });
+    expect(got.message).toBe(
+      "Context probably too long for the model (~90% of its window) (HTTP 400, custom): Bad Request",
+    );
+    expect(
+      await bare400(
+        { type: "error", error: { type: "invalid_request_error", message: "Error" } },
+        9500,
+        10_000,
+        "anthropic",
+      ),
+    ).toMatchObject({
+      reason: "context_overflow",
+    });
+    expect(await bare400("", 9000, 10_000)).toMatchObject({ reason: "context_overflow" });
+  });
+
+  it("stays a request error on a smaller session, with an unknown window, or when the body gives a reason", async () => {
+    expect(await bare400(badRequest, 5000, 10_000)).toMatchObject({
+      reason: "format_error",
+      shouldCompress: false,
+    });
+    expect(await bare400(badRequest, 9000)).toMatchObject({ reason: "format_error" });
+    const reasoned = oe(
+      "Invalid 'tools[0].function.name': string does not match pattern '^[a-zA-Z0-9_-]+$'.",
+    );
+    expect(await bare400(reasoned, 9500, 10_000)).toMatchObject({ reason: "format_error", retryable: false });
+  });
+});
+
 describe("classifyError: recovery flags and messages", () => {
   it("sets recovery flags by reason", () => {
     expect(classifyError(openaiError(401, oe("bad key")))).toMatchObject({
@@ -105,6 +157,56 @@ describe("classifyError: recovery flags and messages", () => {
     expect(classifyError(new Error("quota exceeded, retry in 30s")).reason).toBe("rate_limit");
     expect(classifyError(new Error("Too Many Requests")).reason).toBe("rate_limit");
     expect(classifyError(new Error("maximum context length exceeded")).reason).toBe("context_overflow");
+  });
+
+  it("refuses content-policy blocks at once, in-stream too, keeping the provider's words", () => {
+    const c = classifyError(
+      openaiError(400, oe("This request violates our usage policy (weapons).", "content_policy_violation")),
+      {
+        provider: "openai",
+      },
+    );
+    expect(c).toMatchObject({ reason: "content_policy_blocked", retryable: false, shouldFallback: false });
+    expect(c.message).toBe(
+      "Refused by the provider's content policy (HTTP 400, openai): This request violates our usage policy (weapons).",
+    );
+    const inStream = new Anthropic.APIError(
+      undefined,
+      {
+        type: "error",
+        error: { type: "invalid_request_error", message: "Output blocked by content filtering policy" },
+      },
+      undefined,
+      new Headers(),
+    );
+    expect(classifyError(inStream)).toMatchObject({ reason: "content_policy_blocked", retryable: false });
+    expect(classifyError(inStream).status).toBeUndefined();
+    expect(classifyError(new Error("Your request was flagged by our safety system.")).reason).toBe(
+      "content_policy_blocked",
+    );
+  });
+
+  it("reads a failed Responses stream that rejects the replayed reasoning", () => {
+    const failedResponse = new ResponseFailedError({
+      code: "invalid_encrypted_content",
+      message: "The encrypted content for item rs_1 could not be verified.",
+    });
+    expect(classifyError(failedResponse)).toMatchObject({
+      reason: "invalid_encrypted_content",
+      retryable: false,
+    });
+  });
+
+  it("reads plan and free-tier limits as billing unless they say when they lift", () => {
+    expect(
+      classifyError(new Error("Your free tier has run out; upgrade your plan to continue.")).reason,
+    ).toBe("billing");
+    expect(classifyError(new Error("You exceeded your current quota")).reason).toBe("billing");
+    const throttled = openaiError(
+      400,
+      oe("Rate limit reached for requests on the free tier. Please try again in 20s."),
+    );
+    expect(classifyError(throttled)).toMatchObject({ reason: "rate_limit", retryable: true });
   });
 
   it("marks an upstream OpenRouter 429 as not the key's fault and an account 429 as the key's", () => {
@@ -176,6 +278,48 @@ describe("classifyError: transport errors", () => {
     });
     const ssl = new Error("ssl3_read_bytes: sslv3 alert bad record mac; socket hang up");
     expect(classifyError(ssl, big)).toMatchObject({ reason: "timeout", shouldCompress: false });
+  });
+
+  it("reads dropped connections and broken bodies as retryable transport failures", () => {
+    const sock = (message: string, code?: string) =>
+      new TypeError("terminated", { cause: Object.assign(new Error(message), code ? { code } : {}) });
+    const dropped = [
+      new Error("peer closed connection without sending complete message body (incomplete chunked read)"),
+      new Error("incomplete chunked read"),
+      sock("Premature close"),
+      sock("other side closed", "UND_ERR_SOCKET"),
+      sock("read ECONNRESET", "ECONNRESET"),
+      new Error("socket hang up"),
+    ];
+    for (const err of dropped) {
+      const c = classifyError(err, { approxTokens: 2000, contextLength: 100_000, baseUrl: "http://h/v1" });
+      expect(c, String(err.message)).toMatchObject({
+        reason: "timeout",
+        retryable: true,
+        shouldCompress: false,
+      });
+      expect(c.message).toBe("Connection to http://h/v1 was closed mid-response.");
+    }
+  });
+
+  it("reads a disconnect on a large request as a timeout when it does not fill the window", () => {
+    const reset = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    });
+    expect(classifyError(reset, { approxTokens: 300_000, contextLength: 1_000_000 })).toMatchObject({
+      reason: "timeout",
+      retryable: true,
+      shouldCompress: false,
+    });
+    expect(classifyError(new Error("socket hang up"), { approxTokens: 150_000 })).toMatchObject({
+      reason: "timeout",
+    });
+    // The words win over the size: a disconnect that says the context overflowed is an overflow.
+    const said = new Error("socket hang up: prompt is too long for this model");
+    expect(classifyError(said, { approxTokens: 1000, contextLength: 100_000 })).toMatchObject({
+      reason: "context_overflow",
+      shouldCompress: true,
+    });
   });
 
   it("falls back to a retryable unknown and never throws", () => {
