@@ -49,7 +49,7 @@ describe("patch replace strategies", () => {
     );
   });
 
-  it("unicode: curly quotes, dashes, ellipses and nbsp match their ASCII forms; untouched lines keep theirs", async () => {
+  it("unicode: curly quotes, dashes, ellipses and nbsp match their ASCII forms; repeated text keeps the file's", async () => {
     await writeFile(file("doc.md"), "Title\n“Quoted” — it’s here…\nnext\u00a0line\n");
     const r = await replace(
       "doc.md",
@@ -57,7 +57,7 @@ describe("patch replace strategies", () => {
       '"Quoted" - it\'s here...\nnext line, changed',
     );
     expect(r).toMatchObject({ success: true, strategy: "unicode" });
-    expect(await read("doc.md")).toBe("Title\n“Quoted” — it’s here…\nnext line, changed\n");
+    expect(await read("doc.md")).toBe("Title\n“Quoted” — it’s here…\nnext\u00a0line, changed\n");
   });
 
   it('escapes: literal \\n and \\" in both strings are undone', async () => {

@@ -12,18 +12,31 @@ export function findLineMatches(
   const want = needle.map(norm);
   if (want.length === 0 || want.every((l) => l === "")) return [];
   const have = lines.map(norm);
+  return findLineWindows(have.length, want.length, (i, k) => have[i] === want[k]);
+}
+
+/**
+ * Start indices of non-overlapping windows of `size` lines out of `count` where `same(line, k)`
+ * holds for every k of the window.
+ */
+export function findLineWindows(
+  count: number,
+  size: number,
+  same: (line: number, k: number) => boolean,
+): number[] {
   const starts: number[] = [];
-  for (let i = 0; i + want.length <= have.length; ) {
+  if (size === 0) return starts;
+  for (let i = 0; i + size <= count; ) {
     let ok = true;
-    for (let k = 0; k < want.length; k++) {
-      if (have[i + k] !== want[k]) {
+    for (let k = 0; k < size; k++) {
+      if (!same(i + k, k)) {
         ok = false;
         break;
       }
     }
     if (ok) {
       starts.push(i);
-      i += want.length;
+      i += size;
     } else i++;
   }
   return starts;

@@ -4,9 +4,10 @@ import { type Span, STRATEGIES, STRATEGY_LABELS, type StrategyName } from "./str
 
 /**
  * The string-replacement edit: the strategies of `strategies.ts` in order (exact first, then line
- * endings, trailing whitespace, indentation, typography, escaping, blank lines), each accepted only
- * when it is unambiguous. Matching happens on LF-normalised text; edits are spliced into the
- * original bytes, so the rest of the file (line endings included) is left exactly as it was.
+ * endings, trailing whitespace, indentation, spacing inside lines, typography, escaping, blank
+ * lines), each accepted only when it is unambiguous. Matching happens on LF-normalised text; edits
+ * are spliced into the original bytes, so the rest of the file (line endings included) is left
+ * exactly as it was.
  */
 
 export type ReplaceOutcome =

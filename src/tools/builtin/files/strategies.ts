@@ -1,9 +1,26 @@
-import { findLineMatches, reindent } from "./fuzzy.js";
+import {
+  atLineStart,
+  fileUsesTabs,
+  indentationTabs,
+  literalTabLine,
+  provenEscapes,
+  undoEscapes,
+} from "./escape-undo.js";
+import { keepFileStyle, type MatchedLines } from "./file-style.js";
+import { findLineMatches, findLineWindows, reindent } from "./fuzzy.js";
+import {
+  compile,
+  hasTypography,
+  type Tolerance,
+  tolerantPattern,
+  withoutZeroWidth,
+} from "./tolerant-pattern.js";
 
 /**
  * How `patch` finds old_string when it is not in the file exactly. Strategies run in order on the
- * file's LF text; the first that finds anything decides (exactly one match, or every match with
- * replace_all). Each returns spans in LF offsets with the replacement for each.
+ * file's LF text, from the strictest to the most forgiving; the first that finds anything decides
+ * (exactly one match, or every match with replace_all). Each returns spans in LF offsets with the
+ * replacement for each, written in the file's style where the match shows it (`file-style.ts`).
  */
 
 export type StrategyName =
@@ -11,6 +28,7 @@ export type StrategyName =
   | "line_endings"
   | "trailing_whitespace"
   | "indentation"
+  | "spacing"
   | "unicode"
   | "escapes"
   | "blank_lines";
@@ -21,7 +39,8 @@ export const STRATEGY_LABELS: Readonly<Record<StrategyName, string>> = {
   line_endings: "line endings (CRLF/LF)",
   trailing_whitespace: "trailing whitespace",
   indentation: "indentation",
-  unicode: "typographic characters (curly quotes, dashes, ellipses, non-breaking spaces)",
+  spacing: "spacing inside lines",
+  unicode: "typographic characters (curly quotes, dashes, ellipses, non-breaking spaces) and spacing",
   escapes: 'escaping (\\n, \\t, \\" written literally)',
   blank_lines: "blank lines",
 };
@@ -88,99 +107,91 @@ const needleLines = (oldLf: string): { lines: string[]; trailingNl: boolean } =>
   return { lines: (trailingNl ? oldLf.slice(0, -1) : oldLf).split("\n"), trailingNl };
 };
 
-function byLines(input: MatchInput, norm: (l: string) => string, reindentReplacement: boolean): Span[] {
-  const view = lineView(input.lf);
+/**
+ * Spans for old_string found as whole lines starting at `starts`, the replacement re-indented if
+ * `shiftIndent`, then written in the file's style with what `style` adds about the match.
+ */
+function wholeLineSpans(
+  input: MatchInput,
+  view: LineView,
+  starts: readonly number[],
+  shiftIndent: boolean,
+  style: (start: number) => Pick<MatchedLines, "forms" | "tolerance"> = () => ({}),
+): Span[] {
   const { lines, trailingNl } = needleLines(input.oldLf);
-  const starts = findLineMatches(view.lines, lines, norm);
   return lineSpans(
     view,
     starts,
     () => lines.length,
     trailingNl,
-    (s) =>
-      reindentReplacement ? reindent(input.newLf, lines, view.lines.slice(s, s + lines.length)) : input.newLf,
+    (s) => {
+      const fileLines = view.lines.slice(s, s + lines.length);
+      const shift = (text: string): string => (shiftIndent ? reindent(text, lines, fileLines) : text);
+      const needle = shiftIndent ? shift(lines.join("\n")).split("\n") : lines;
+      return keepFileStyle(shift(input.newLf), { needleLines: needle, fileLines, ...style(s) });
+    },
   );
 }
 
-const TYPOGRAPHIC: Readonly<Record<string, string>> = {
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201a": "'",
-  "\u201b": "'",
-  "\u2032": "'",
-  "\u201c": '"',
-  "\u201d": '"',
-  "\u201e": '"',
-  "\u201f": '"',
-  "\u2033": '"',
-  "\u2010": "-",
-  "\u2011": "-",
-  "\u2012": "-",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2015": "-",
-  "\u2212": "-",
-  "\u2026": "...",
-  "\u00a0": " ",
-  "\u2007": " ",
-  "\u202f": " ",
-  "\u200b": "",
-  "\ufeff": "",
-};
+function byLines(input: MatchInput, norm: (l: string) => string, reindentReplacement: boolean): Span[] {
+  const view = lineView(input.lf);
+  const starts = findLineMatches(view.lines, needleLines(input.oldLf).lines, norm);
+  return wholeLineSpans(input, view, starts, reindentReplacement);
+}
 
-/** Typographic characters replaced by ASCII, with a map from each normalised offset back. */
-function asciiFold(text: string): { folded: string; back: number[] } {
-  let folded = "";
-  const back: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    const r = TYPOGRAPHIC[c] ?? c;
-    for (let k = 0; k < r.length; k++) back.push(i);
-    folded += r;
+/**
+ * old_string found with `t` forgiven, as a substring of the file; failing that (spacing only),
+ * as whole lines whose indentation may differ too, the replacement then re-indented.
+ */
+function tolerantSpans(input: MatchInput, t: Tolerance): Span[] {
+  const pattern = tolerantPattern(input.oldLf, t);
+  const seen = t.typography ? withoutZeroWidth(input.lf) : { text: input.lf, back: (i: number) => i };
+  if (pattern.tolerant || seen.text !== input.lf) {
+    const found = compile(pattern)(seen.text).map((f) => {
+      const start = seen.back(f.start);
+      const end = seen.back(f.end);
+      const fileLines = input.lf.slice(start, end).split("\n");
+      const needleLines = input.oldLf.split("\n");
+      return {
+        start,
+        end,
+        replacement: keepFileStyle(input.newLf, { needleLines, fileLines, forms: f.forms, tolerance: t }),
+      };
+    });
+    if (found.length > 0 || !t.spacing) return found;
   }
-  back.push(text.length);
-  return { folded, back };
-}
-
-const fold = (s: string): string => asciiFold(s).folded;
-
-/** Replacement lines that differ from a matched line only typographically keep the file's line. */
-function keepTypography(replacement: string, original: string): string {
-  const originals = new Map<string, string>();
-  for (const l of original.split("\n")) originals.set(fold(l), l);
-  return replacement
-    .split("\n")
-    .map((l) => originals.get(l) ?? originals.get(fold(l)) ?? l)
-    .join("\n");
-}
-
-function unicodeSpans(input: MatchInput): Span[] {
-  if (fold(input.oldLf) === input.oldLf && fold(input.lf) === input.lf) return [];
-  const file = asciiFold(input.lf);
-  const needle = fold(input.oldLf);
-  const spans = exactSpans(file.folded, needle, input.newLf).map((s) => {
-    const start = file.back[s.start]!;
-    const end = file.back[s.end]!;
-    return { start, end, replacement: keepTypography(input.newLf, input.lf.slice(start, end)) };
-  });
-  if (spans.length > 0) return spans;
-  // Typography and indentation together (a paragraph re-indented with smart quotes).
-  return byLines(input, (l) => fold(l).trim(), true).map((s) => ({
-    ...s,
-    replacement: keepTypography(s.replacement, input.lf.slice(s.start, s.end)),
+  if (!t.spacing) return [];
+  const view = lineView(input.lf);
+  const { lines } = needleLines(input.oldLf);
+  const patterns = lines.map((l) => tolerantPattern(l.replace(/^[ \t]+|[ \t]+$/g, ""), t));
+  if (patterns.every((p) => p.source === "")) return [];
+  const searches = patterns.map((p) => compile(p, true));
+  const lineMatch = (i: number, k: number) => searches[k]!(view.lines[i]!)[0];
+  const starts = findLineWindows(view.lines.length, lines.length, (i, k) => lineMatch(i, k) !== undefined);
+  return wholeLineSpans(input, view, starts, true, (s) => ({
+    forms: lines.flatMap((_, k) => lineMatch(s + k, k)!.forms),
+    tolerance: t,
   }));
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "", '"': '"', "'": "'", "\\": "\\" };
-const unescapeLiteral = (s: string): string =>
-  s.replace(/\\([ntr"'\\])/g, (_m, c: string) => ESCAPES[c] ?? c);
+function unicodeSpans(input: MatchInput): Span[] {
+  if (!hasTypography(input.oldLf) && !hasTypography(input.lf)) return [];
+  return tolerantSpans(input, { spacing: true, typography: true });
+}
 
+/** Literal escapes in old_string matched as the characters they stand for (or as themselves). */
 function escapeSpans(input: MatchInput): Span[] {
   if (!/\\[ntr"'\\]/.test(input.oldLf)) return [];
-  const needle = unescapeLiteral(input.oldLf);
-  if (needle === input.oldLf) return [];
-  // The model escaped both strings the same way: undo it on the replacement too.
-  return exactSpans(input.lf, needle, unescapeLiteral(input.newLf));
+  const found = compile(tolerantPattern(input.oldLf, { escapes: true }))(input.lf);
+  const fileTabs = found.length > 0 && fileUsesTabs(input.lf);
+  return found.map(({ start, end, forms }) => {
+    const how = provenEscapes(forms, input.lf, fileTabs && !literalTabLine(input.lf, start, end));
+    const lineStart = atLineStart(input.lf, start);
+    const needleLines = undoEscapes(input.oldLf, how, lineStart).split("\n");
+    const fileLines = input.lf.slice(start, end).split("\n");
+    const replacement = undoEscapes(input.newLf, how, lineStart);
+    return { start, end, replacement: keepFileStyle(replacement, { needleLines, fileLines }) };
+  });
 }
 
 function blankLineSpans(input: MatchInput): Span[] {
@@ -208,18 +219,39 @@ function blankLineSpans(input: MatchInput): Span[] {
   );
 }
 
+/**
+ * new_string indented with literal `\t` in a tab-indented file gets real tabs there (see
+ * `escape-undo.ts`); the escapes strategy decides this itself, from what its match proved.
+ */
+function withIndentationTabs(find: (input: MatchInput) => Span[]): (input: MatchInput) => Span[] {
+  return (input) => {
+    const spans = find(input);
+    if (spans.length === 0 || !input.newLf.includes("\\t") || !fileUsesTabs(input.lf)) return spans;
+    return spans.map((s) =>
+      literalTabLine(input.lf, s.start, s.end)
+        ? s
+        : { ...s, replacement: indentationTabs(s.replacement, atLineStart(input.lf, s.start)) },
+    );
+  };
+}
+
 interface Strategy {
   name: StrategyName;
   find: (input: MatchInput) => Span[];
 }
 
-/** In order: each is tried only when every earlier one found nothing. */
-export const STRATEGIES: readonly Strategy[] = [
+const ORDER: readonly Strategy[] = [
   { name: "exact", find: (i) => (i.rawExact ? exactSpans(i.lf, i.oldLf, i.newLf) : []) },
   { name: "line_endings", find: (i) => exactSpans(i.lf, i.oldLf, i.newLf) },
   { name: "trailing_whitespace", find: (i) => byLines(i, (l) => l.trimEnd(), false) },
   { name: "indentation", find: (i) => byLines(i, (l) => l.trim(), true) },
+  { name: "spacing", find: (i) => tolerantSpans(i, { spacing: true }) },
   { name: "unicode", find: unicodeSpans },
   { name: "escapes", find: escapeSpans },
   { name: "blank_lines", find: blankLineSpans },
 ];
+
+/** In order: each is tried only when every earlier one found nothing. */
+export const STRATEGIES: readonly Strategy[] = ORDER.map((s) =>
+  s.name === "escapes" ? s : { ...s, find: withIndentationTabs(s.find) },
+);
