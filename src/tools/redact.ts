@@ -2,52 +2,28 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { isCredentialName } from "./environments/shell-state.js";
+import { ASSIGNMENT_PASSES } from "./redact-assignments.js";
+import { isSecretValue, marker, markerName, secretKeyKind } from "./redact-keys.js";
+import { redactAuthorizationValue, SHAPE_PASSES } from "./redact-shapes.js";
 
 /**
  * Secret redaction for everything a tool returns, applied once by the agent's tool runner before a
- * result enters the history. Two layers:
+ * result enters the history. Three layers:
  * - known values: credential-shaped variables of the process environment, every value in
  *   HERMES_HOME/.env and the keys pooled in HERMES_HOME/auth.json (both re-read only when their
  *   mtime or size changes) → `[REDACTED:NAME]`;
- * - shapes: provider keys (sk-..., sk-ant-..., sk-or-...), GitHub, Slack, AWS, Google, Hugging Face,
- *   Stripe and npm tokens, `Bearer` tokens and private key blocks → `[REDACTED:kind]`.
- * Generic "password = ..." assignments are deliberately not touched: source code the model reads
- * must stay editable.
+ * - shapes (redact-shapes.ts): provider key prefixes, JWTs, Telegram bot tokens, private key
+ *   blocks, Authorization headers, passwords and tokens inside URLs → `[REDACTED:kind]`;
+ * - assignments (redact-assignments.ts): the value of a key that names a secret, in .env, YAML,
+ *   JSON, properties, headers, query strings, form bodies and flags → `KEY=[REDACTED:KEY]`.
+ * Text without a secret comes back byte-identical. A JSON result (what tools return) is walked
+ * string by string, so a `\n` inside a string still ends a line for the line-based patterns.
  */
 
 interface Secret {
   name: string;
   value: string;
 }
-
-interface Shape {
-  name: string;
-  re: RegExp;
-  /** Keeps a prefix (e.g. "Bearer ") in front of the marker. */
-  keep?: (match: string, ...groups: string[]) => string;
-}
-
-const SHAPES: readonly Shape[] = [
-  {
-    name: "private_key",
-    re: /-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----[\s\S]*?-----END \1-----/g,
-  },
-  { name: "anthropic_key", re: /\bsk-ant-[A-Za-z0-9_-]{20,}/g },
-  { name: "openrouter_key", re: /\bsk-or-[A-Za-z0-9_-]{20,}/g },
-  { name: "openai_key", re: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
-  { name: "github_token", re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b/g },
-  { name: "slack_token", re: /\bxox[abprse]-[A-Za-z0-9-]{10,}/g },
-  { name: "aws_access_key", re: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
-  { name: "google_api_key", re: /\bAIza[0-9A-Za-z_-]{35}\b/g },
-  { name: "hf_token", re: /\bhf_[A-Za-z0-9]{30,}\b/g },
-  { name: "stripe_key", re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}\b/g },
-  { name: "npm_token", re: /\bnpm_[A-Za-z0-9]{36}\b/g },
-  {
-    name: "bearer_token",
-    re: /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{16,})/g,
-    keep: (_m, prefix) => prefix ?? "",
-  },
-];
 
 /** Values too short or too ordinary to be worth replacing (they would mangle unrelated text). */
 const MIN_SECRET_LENGTH = 8;
@@ -57,7 +33,6 @@ const looksLikeSecretValue = (v: string): boolean =>
   !/^(?:\/|~\/|\.\/|[A-Za-z]:\\)/.test(v) &&
   !/\s/.test(v.trim());
 
-const marker = (name: string): string => `[REDACTED:${name}]`;
 const ENV_REFRESH_MS = 1000;
 
 /** isCredentialName, memoised: the environment is scanned on every tool result. */
@@ -110,6 +85,58 @@ function dotenvSecrets(text: string): Secret[] {
   }
 }
 
+const PASSES = [...SHAPE_PASSES, ...ASSIGNMENT_PASSES];
+/** No secret pattern fits in fewer characters than this (known values are at least 8). */
+const MIN_SCANNED = 8;
+
+/**
+ * Redacts a JSON document string by string and member by member. Undefined when `text` is no
+ * JSON, or needs a change but is not compact JSON that serialises back to itself byte for byte
+ * (pretty-printed output): the caller then treats it as plain text.
+ */
+function redactJson(text: string, plain: (s: string) => string): string | undefined {
+  const first = text.charCodeAt(0);
+  if (first !== 0x7b && first !== 0x5b) return undefined; // { or [
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  let changed = false;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      const out = v.length < MIN_SCANNED ? v : plain(v);
+      if (out !== v) changed = true;
+      return out;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v === null || typeof v !== "object") return v;
+    const out: Record<string, unknown> = Object.create(null); // keeps a "__proto__" member a member
+    for (const [k, x] of Object.entries(v)) {
+      const hidden = member(k, x);
+      if (hidden !== undefined) changed = true;
+      out[walk(k) as string] = hidden ?? walk(x);
+    }
+    return out;
+  };
+  const result = walk(parsed);
+  if (!changed) return text;
+  // Re-serialising keeps every other byte only for compact JSON (what JSON.stringify wrote).
+  return JSON.stringify(parsed) === text ? JSON.stringify(result) : undefined;
+}
+
+/** The replacement for the value of a JSON member whose key names a secret, or undefined. */
+function member(key: string, value: unknown): string | undefined {
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  if (typeof value === "string" && /^(?:proxy-)?authorization$/i.test(key))
+    return redactAuthorizationValue(value);
+  const kind = secretKeyKind(key);
+  if (!kind) return undefined;
+  const hide = isSecretValue(String(value), kind, typeof value === "string", "data");
+  return hide ? marker(markerName(key)) : undefined;
+}
+
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export interface RedactorOptions {
@@ -129,16 +156,13 @@ export class SecretRedactor {
 
   redact(text: string): string {
     if (text === "") return text;
-    let out = text;
     const known = this.knownPattern();
-    if (known.re) out = out.replace(known.re, (m) => marker(known.names.get(m) ?? "secret"));
-    for (const shape of SHAPES) {
-      shape.re.lastIndex = 0;
-      out = out.replace(shape.re, (m, ...groups: string[]) =>
-        shape.keep ? shape.keep(m, ...groups) + marker(shape.name) : marker(shape.name),
-      );
-    }
-    return out;
+    const plain = (t: string): string => {
+      let out = known.re ? t.replace(known.re, (m) => marker(known.names.get(m) ?? "secret")) : t;
+      for (const pass of PASSES) out = pass(out);
+      return out;
+    };
+    return redactJson(text, plain) ?? plain(text);
   }
 
   /** Every known secret value with its name (environment, .env, auth.json). */

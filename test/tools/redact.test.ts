@@ -69,6 +69,15 @@ describe("secret redaction in tool results", () => {
     expect(await viaAgent("read_file", { path: "notes.txt" })).toContain("now [REDACTED:CUSTOM_SERVICE]");
   });
 
+  it("redacts secrets no value list knows, by shape and by key name, in what a command prints", async () => {
+    const out = await viaAgent("terminal", {
+      command: "printf 'DB_PASSWORD=unlisted-pw-1\\nurl=postgres://app:pg-pass-2@db/app\\nHOME=/root\\n'",
+    });
+    expect(JSON.parse(out).output).toBe(
+      "DB_PASSWORD=[REDACTED:DB_PASSWORD]\nurl=postgres://app:[REDACTED:password]@db/app\nHOME=/root\n",
+    );
+  });
+
   it("leaves results alone when security.redact_secrets is false", async () => {
     await h!.dispose();
     h = await createHarness({
