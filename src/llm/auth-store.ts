@@ -1,25 +1,16 @@
 /**
  * `HERMES_HOME/auth.json`: pooled API keys shared by every Hermes process of a profile (seed 004
- * §5). Reads and read-modify-writes happen under an exclusive lock file (`auth.json.lock`, created
- * with O_EXCL) so two processes never interleave updates; writes go to a temp file that is renamed
+ * §5). Reads and read-modify-writes happen under an exclusive lock file (`auth.json.lock`, see
+ * core/file-lock.ts) so two processes never interleave updates; writes go to a temp file that is renamed
  * over the original, so readers without the lock never see a half-written file. The file is 0600.
  *
  * Synchronous on purpose: the lock is held for well under a millisecond, and a synchronous store
  * lets the provider router answer "which key now?" without turning every caller async.
  */
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FileLockError, lockFileSync, type ReleaseLock } from "../core/file-lock.js";
 
 /** One pooled credential as stored in auth.json. Times are ISO-8601 strings (readable by people). */
 export interface PoolEntry {
@@ -55,9 +46,6 @@ export class AuthStoreError extends Error {
 
 export const authFilePath = (home: string): string => join(home, "auth.json");
 
-/** A lock older than this, whose owner is gone (or any lock much older), is taken over. */
-const STALE_LOCK_MS = 5_000;
-const ABANDONED_LOCK_MS = 30_000;
 /** Longest a caller waits for the lock before giving up. */
 const LOCK_TIMEOUT_MS = 10_000;
 
@@ -96,7 +84,12 @@ export function readAuthStore(file: string): AuthStore {
  * Throws AuthStoreError when the file is corrupt or the lock cannot be had.
  */
 export function updateAuthStore<T>(file: string, update: (store: AuthStore) => T): T {
-  const release = acquireLock(`${file}.lock`);
+  let release: ReleaseLock;
+  try {
+    release = lockFileSync(`${file}.lock`, { timeoutMs: LOCK_TIMEOUT_MS });
+  } catch (err) {
+    throw err instanceof FileLockError ? new AuthStoreError(err.message) : err;
+  }
   try {
     const store = readAuthStore(file);
     const before = JSON.stringify(store);
@@ -146,105 +139,5 @@ function writeAtomically(file: string, text: string): void {
       // already gone
     }
     throw new AuthStoreError(`${file}: cannot write: ${(err as Error).message}`);
-  }
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** Blocks the thread for `ms` (only while another process holds the lock, a few ms at most). */
-const sleepSync = (ms: number): void => {
-  Atomics.wait(sleeper, 0, 0, ms);
-};
-
-/** Takes the lock file or throws after LOCK_TIMEOUT_MS; returns the release function. */
-function acquireLock(lock: string): () => void {
-  const token = `${process.pid} ${randomBytes(6).toString("hex")}`;
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  let wait = 1;
-  for (;;) {
-    try {
-      const fd = openSync(lock, "wx", 0o600);
-      try {
-        writeSync(fd, token);
-      } finally {
-        closeSync(fd);
-      }
-      return () => releaseLock(lock, token);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "EEXIST")
-        throw new AuthStoreError(`${lock}: cannot create lock: ${(err as Error).message}`);
-    }
-    if (takeOverIfStale(lock)) continue;
-    if (Date.now() > deadline) {
-      throw new AuthStoreError(
-        `${lock} is held by another process (${lockOwner(lock)}); if none is running, delete the file`,
-      );
-    }
-    sleepSync(wait + Math.random() * wait);
-    wait = Math.min(wait * 2, 25);
-  }
-}
-
-/** Removes our lock, but never one that a stale-lock takeover handed to another process. */
-function releaseLock(lock: string, token: string): void {
-  try {
-    if (readFileSync(lock, "utf8") === token) unlinkSync(lock);
-  } catch {
-    // Already gone: nothing to release.
-  }
-}
-
-/**
- * A lock whose owner died (crash, kill -9) would block every process forever. It is taken over
- * when it is older than STALE_LOCK_MS and its pid is gone, or older than ABANDONED_LOCK_MS. The
- * takeover renames the lock aside and checks it renamed the stale one, so two waiters deciding at
- * once cannot delete a lock a third process just created.
- */
-function takeOverIfStale(lock: string): boolean {
-  let content: string;
-  let age: number;
-  try {
-    content = readFileSync(lock, "utf8");
-    age = Date.now() - statSync(lock).mtimeMs;
-  } catch {
-    return true; // released meanwhile: try again at once
-  }
-  const pid = Number(content.split(" ")[0]);
-  const stale = age > ABANDONED_LOCK_MS || (age > STALE_LOCK_MS && !processAlive(pid));
-  if (!stale) return false;
-  const aside = `${lock}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    renameSync(lock, aside);
-  } catch {
-    return true;
-  }
-  try {
-    if (readFileSync(aside, "utf8") !== content && !existsSync(lock)) renameSync(aside, lock);
-  } catch {
-    // Best effort: if the fresh lock cannot be put back, its owner's release simply finds nothing.
-  }
-  try {
-    unlinkSync(aside);
-  } catch {
-    // put back above
-  }
-  return true;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function lockOwner(lock: string): string {
-  try {
-    return `pid ${readFileSync(lock, "utf8").split(" ")[0]}`;
-  } catch {
-    return "unknown pid";
   }
 }

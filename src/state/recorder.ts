@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import { estimateCost, type PricingLookup } from "../agent/usage.js";
 import type { ChatMessage } from "../llm/types.js";
-import { messageText, type SessionStore } from "./store.js";
+import { messageText, type SessionStore, type UnwrittenWrite, type WriteEvent } from "./store.js";
 
 export interface RecorderInfo {
   sessionId: string;
@@ -13,8 +13,15 @@ export interface RecorderInfo {
   resumed: boolean;
   /** The agent's conversation (system prompt first once built). */
   messages: () => readonly ChatMessage[];
-  /** Told once when persistence fails; the session goes on without it. */
+  /**
+   * Told when persistence fails, once until it works again; the session goes on, and what could not
+   * be written is kept and retried. Also told what is lost for good (a write dropped or abandoned).
+   */
   onFailure: (message: string) => void;
+  /** Told that writes succeed again after onFailure was told they did not. */
+  onRecovered?: (message: string) => void;
+  /** How long writes may wait behind another process's lock on state.db before that is reported (3 s). */
+  waitWarnMs?: number;
   /** Prices of the models that answer: usage events add their estimated cost to the row. */
   pricing?: PricingLookup;
   /** The session this one was branched from (or continues after compression / for a subagent). */
@@ -28,16 +35,44 @@ export interface RecorderInfo {
   autoTitle?: (userText: string, replyText: string) => Promise<string | undefined>;
 }
 
+/** A store call of this recorder: kept and re-run in order when it throws. */
+interface Write {
+  sessionId: string;
+  run: () => void;
+}
+
+const WRITE_NAMES: Record<UnwrittenWrite["what"], string> = {
+  session: "The session row",
+  message: "A message",
+  usage: "A token count",
+  inner_tool_call: "An inner tool call",
+  session_update: "An update",
+};
+
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MAX_MS = 30_000;
+
 /**
  * Writes a session to the store as the agent produces it: each `message` event is committed
  * synchronously before the listener returns, so a SIGKILL loses nothing already shown.
+ *
+ * Persistence is never turned off. A write that throws is kept, with every later one behind it, and
+ * retried (on the next event and on a timer); the store itself queues writes that find another
+ * process holding the lock. The user hears of a failure once, and hears when saving works again.
  */
 export class SessionRecorder {
   private created: boolean;
-  private failed = false;
   private pendingTitle: string | undefined;
   private titleAsked = false;
   private titleJob: Promise<void> | undefined;
+  /** Writes that threw, oldest first; nothing is written past them. */
+  private readonly backlog: Write[] = [];
+  /** onFailure was told and onRecovered not yet. */
+  private warned = false;
+  /** Sessions with writes queued in the store, and the unsubscribe of their watch. */
+  private readonly watching = new Map<string, () => void>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_FIRST_MS;
 
   constructor(
     private readonly store: SessionStore,
@@ -47,42 +82,46 @@ export class SessionRecorder {
   }
 
   handle(e: AgentEvent): void {
-    if (this.failed) return;
     try {
       if (e.type === "message") {
         this.ensureSession();
-        this.store.appendMessage(this.info.sessionId, e.message);
+        const id = this.info.sessionId;
+        this.write(id, () => this.store.appendMessage(id, e.message));
       } else if (e.type === "usage" && this.created) {
         const cost = this.info.pricing ? estimateCost(e.call, this.info.pricing(e.model, e.provider)) : null;
-        this.store.addUsage(this.info.sessionId, { ...e.call, costUsd: cost ?? 0 });
+        const id = this.info.sessionId;
+        this.write(id, () => this.store.addUsage(id, { ...e.call, costUsd: cost ?? 0 }));
       } else if (e.type === "inner_tool") {
         this.ensureSession();
-        this.store.appendInnerToolCall(this.info.sessionId, {
+        const id = this.info.sessionId;
+        const call = {
           parentTool: e.parent,
           toolName: e.name,
           args: e.args,
           result: e.result,
           isError: e.isError,
           durationMs: e.durationMs,
-        });
+        };
+        this.write(id, () => this.store.appendInnerToolCall(id, call));
       } else if (e.type === "compression") {
         this.continueAfterCompression(e.sessionId, e.parentSessionId, e.messages);
       } else if (e.type === "done" && (e.status === "completed" || e.status === "budget_exhausted")) {
         this.maybeTitle(e.finalText);
       }
     } catch (err) {
-      this.failed = true;
-      this.info.onFailure(
-        `Session history is no longer being saved (${(err as Error).message}); this conversation goes on without persistence.`,
-      );
+      // Reads (titles) only: every write goes through write(), which never throws.
+      this.warn(`Session history could not be read from state.db (${(err as Error).message}).`);
     }
   }
 
   /** Sets the title now, or when the session's first message creates its row. */
   setTitle(title: string): void {
-    if (this.failed) throw new Error("session history is not being saved");
-    if (this.created) this.store.renameSession(this.info.sessionId, title);
-    else this.pendingTitle = title;
+    if (!this.created) {
+      this.pendingTitle = title;
+      return;
+    }
+    const id = this.info.sessionId;
+    this.write(id, () => this.store.setTitle(id, title));
   }
 
   /** Starts the background title call once, after the first answered exchange of an untitled session. */
@@ -96,7 +135,7 @@ export class SessionRecorder {
     const id = this.info.sessionId;
     this.titleJob = autoTitle(messageText(firstUser), finalText)
       .then((title) => {
-        if (title && !this.failed) this.store.setTitleIfUnset(id, title);
+        if (title) this.write(id, () => this.store.setTitleIfUnset(id, title));
       })
       .catch(() => {
         // Titles are a convenience: the callee logs why it failed.
@@ -113,34 +152,31 @@ export class SessionRecorder {
    * parent and title, then every message in one transaction.
    */
   copyHistory(messages: readonly ChatMessage[]): void {
-    if (this.failed) throw new Error("session history is not being saved");
     this.ensureSession();
+    const id = this.info.sessionId;
     const rest = messages.filter((m) => m.role !== "system");
-    this.store.appendMessages(this.info.sessionId, rest);
+    this.write(id, () => this.store.appendMessages(id, rest));
   }
 
   /** Removes the last `count` stored messages (undo); they mirror the agent's history one to one. */
   dropLast(count: number): void {
-    if (this.failed || !this.created || count <= 0) return;
-    try {
-      const stored = this.store.loadMessages(this.info.sessionId);
-      const from = stored[Math.max(0, stored.length - count)];
-      if (from) this.store.deleteMessagesFrom(this.info.sessionId, from.seq);
-    } catch (err) {
-      this.failed = true;
-      this.info.onFailure(
-        `Session history is no longer being saved (${(err as Error).message}); this conversation goes on without persistence.`,
-      );
-    }
+    if (!this.created || count <= 0) return;
+    const id = this.info.sessionId;
+    this.write(id, () => this.store.deleteLastMessages(id, count));
   }
 
   /** Marks the session ended (normal exit); harmless if nothing was recorded. */
   end(reason: string): void {
-    if (this.failed || !this.created) return;
-    try {
-      this.store.endSession(this.info.sessionId, reason);
-    } catch {
-      // Ending is bookkeeping only.
+    if (!this.created) return;
+    const id = this.info.sessionId;
+    this.write(id, () => this.store.endSession(id, reason));
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.backlog.length > 0) {
+      this.info.onFailure(
+        `${this.backlog.length} writes of this session could not be saved to state.db and are lost.`,
+      );
+      this.backlog.length = 0;
     }
   }
 
@@ -149,7 +185,7 @@ export class SessionRecorder {
    * linked to it as parent, holds the compressed history from here on.
    */
   private continueAfterCompression(id: string, parent: string, messages: readonly ChatMessage[]): void {
-    if (this.created) this.store.endSession(parent, "compression");
+    if (this.created) this.write(parent, () => this.store.endSession(parent, "compression"));
     // The continuation keeps the name: "fix auth" goes on as "fix auth #2", then "#3".
     const stored = this.created ? this.store.getSession(parent)?.title : undefined;
     const title = stored ?? this.pendingTitle;
@@ -159,16 +195,14 @@ export class SessionRecorder {
     this.info.resumed = false;
     this.created = false;
     this.ensureSession();
-    this.store.appendMessages(
-      id,
-      messages.filter((m) => m.role !== "system"),
-    );
+    const rest = messages.filter((m) => m.role !== "system");
+    this.write(id, () => this.store.appendMessages(id, rest));
   }
 
   private ensureSession(): void {
     if (this.created) return;
     const first = this.info.messages()[0];
-    this.store.createSession({
+    const session = {
       id: this.info.sessionId,
       source: this.info.source,
       model: this.info.model,
@@ -177,8 +211,102 @@ export class SessionRecorder {
       ...(first?.role === "system" ? { systemPrompt: first.content } : {}),
       ...(this.info.parentSessionId ? { parentSessionId: this.info.parentSessionId } : {}),
       ...((this.pendingTitle ?? this.info.title) ? { title: this.pendingTitle ?? this.info.title } : {}),
-    });
+    };
+    // Created from here on: a failed insert is retried from the backlog, never issued twice.
     this.created = true;
+    this.write(session.id, () => this.store.createSession(session));
+  }
+
+  /** Runs a store call after the ones still waiting in the backlog; never throws. */
+  private write(sessionId: string, run: () => void): void {
+    this.backlog.push({ sessionId, run });
+    this.retry();
+  }
+
+  /** Writes the backlog in order until one throws (that one and the rest stay for the next try). */
+  private retry(): void {
+    while (this.backlog.length > 0) {
+      const head = this.backlog[0]!;
+      try {
+        head.run();
+      } catch (err) {
+        this.warn(
+          `Session history could not be saved (${(err as Error).message}); the conversation goes on and what was not saved is kept and retried.`,
+        );
+        this.scheduleRetry();
+        return;
+      }
+      this.backlog.shift();
+      this.watchQueued(head.sessionId);
+    }
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.retryMs = RETRY_FIRST_MS;
+    this.maybeRecovered();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retry();
+    }, this.retryMs);
+    // A session that cannot be saved must not keep the process alive on its own.
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+  }
+
+  /** The store queued writes of the session behind another process's lock: follow what happens. */
+  private watchQueued(sessionId: string): void {
+    if (this.watching.has(sessionId) || this.store.pendingWrites(sessionId) === 0) return;
+    this.watching.set(
+      sessionId,
+      this.store.watchWrites(sessionId, (e) => this.onWriteEvent(e)),
+    );
+  }
+
+  private onWriteEvent(e: WriteEvent): void {
+    const waitWarnMs = this.info.waitWarnMs ?? 3_000;
+    switch (e.type) {
+      case "waiting":
+        if (e.waitedMs >= waitWarnMs) {
+          this.warn(
+            `Session history is waiting for state.db: another Hermes process has held its write lock for ${Math.round(e.waitedMs / 1000)} s. ${e.pending} writes are kept and will be saved when it is free.`,
+          );
+        }
+        return;
+      case "written":
+        this.unwatch(e.sessionId);
+        this.maybeRecovered();
+        return;
+      case "dropped":
+        this.info.onFailure(`${WRITE_NAMES[e.what]} of this session could not be saved: ${e.reason}`);
+        return;
+      case "abandoned":
+        this.unwatch(e.sessionId);
+        this.info.onFailure(
+          `${e.count} writes of this session could not be saved before state.db closed: another process kept its write lock.`,
+        );
+        return;
+    }
+  }
+
+  private unwatch(sessionId: string): void {
+    this.watching.get(sessionId)?.();
+    this.watching.delete(sessionId);
+  }
+
+  /** Once per failure: later failures while it lasts add nothing the user needs. */
+  private warn(message: string): void {
+    if (this.warned) return;
+    this.warned = true;
+    this.info.onFailure(message);
+  }
+
+  private maybeRecovered(): void {
+    if (!this.warned || this.backlog.length > 0 || this.watching.size > 0) return;
+    this.warned = false;
+    this.info.onRecovered?.("Session history is being saved again.");
   }
 }
 

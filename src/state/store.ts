@@ -2,7 +2,10 @@ import type { ChatMessage } from "../llm/types.js";
 
 /**
  * Session persistence: one interface, the node:sqlite store (`sqlite/store.ts`) is the default.
- * Every call is synchronous so a message is on disk before the next thing is shown.
+ * Every call is synchronous so a message is on disk before the next thing is shown. Several Hermes
+ * processes may write one store (two terminals, a gateway and a CLI): a write that finds another
+ * process holding the write lock is not waited for; it joins an ordered queue of this process that
+ * is retried on timers (`pendingWrites`, `watchWrites`, `flush`), so the event loop never stalls.
  */
 
 export interface SessionRecord {
@@ -39,7 +42,7 @@ export interface NewSession {
 }
 
 export interface StoredMessage {
-  /** Global message id (stable; used by session_search to scroll around a hit). */
+  /** Global message id (stable; used by session_search to scroll around a hit); 0 while queued. */
   id: number;
   sessionId: string;
   seq: number;
@@ -112,6 +115,28 @@ export interface UsageDelta {
   costUsd?: number;
 }
 
+/** A write still queued when the store closed. */
+export interface UnwrittenWrite {
+  sessionId: string;
+  what: "session" | "message" | "usage" | "inner_tool_call" | "session_update";
+}
+
+/** What `close()` could not write (the lock stayed with another process for the whole wait). */
+export interface CloseReport {
+  unwritten: UnwrittenWrite[];
+}
+
+/** What happens to the queued writes of one session (see `watchWrites`). */
+export type WriteEvent =
+  /** A retry found the lock still held; `waitedMs` since the oldest of them was queued. */
+  | { type: "waiting"; sessionId: string; pending: number; waitedMs: number }
+  /** Nothing of the session waits any more; `count` queued writes were stored meanwhile. */
+  | { type: "written"; sessionId: string; count: number }
+  /** A queued write failed with an error that retrying cannot fix: it is lost. */
+  | { type: "dropped"; sessionId: string; what: UnwrittenWrite["what"]; reason: string }
+  /** The store closed with `count` writes of the session still queued: they are lost. */
+  | { type: "abandoned"; sessionId: string; count: number };
+
 export interface SessionStore {
   readonly path: string;
   createSession(s: NewSession): SessionRecord;
@@ -122,22 +147,40 @@ export interface SessionStore {
   listSessions(opts?: { limit?: number; source?: string }): SessionRecord[];
   /** The session with the most recent message (or start): what `hermes -c` continues. */
   latestSession(opts?: { source?: string }): SessionRecord | undefined;
+  /** Waits for the lock (bounded, like delete and prune): the answer says whether the session exists. */
   renameSession(id: string, title: string): boolean;
-  /** Titles the session only if it has no title yet (generated titles never replace the user's). */
+  /** Sets the title in order with the session's other writes (queued like them; never waits). */
+  setTitle(id: string, title: string): void;
+  /**
+   * Titles the session only if it has no title yet (generated titles never replace the user's).
+   * A title queued behind another process's lock answers from what is stored now.
+   */
   setTitleIfUnset(id: string, title: string): boolean;
   setSystemPrompt(id: string, systemPrompt: string): void;
   addUsage(id: string, delta: UsageDelta): void;
   endSession(id: string, reason: string): void;
+  /** Waits for the lock (bounded) after writing what is queued; throws StateStoreError "locked". */
   deleteSession(id: string): boolean;
-  /** Deletes sessions started before `olderThan` (ms epoch); returns how many. */
+  /** Deletes sessions started before `olderThan` (ms epoch); returns how many. Waits like delete. */
   prune(olderThan: number, opts?: { source?: string }): number;
-  appendMessage(sessionId: string, message: ChatMessage, meta?: MessageMeta): StoredMessage;
+  /**
+   * Stores a message after the session's last one (its `seq` is taken inside the write, so writers
+   * in other processes never collide). Undefined when it was queued behind another process's lock.
+   */
+  appendMessage(sessionId: string, message: ChatMessage, meta?: MessageMeta): StoredMessage | undefined;
   /** Several messages in one transaction (one turn). */
   appendMessages(sessionId: string, messages: ChatMessage[]): void;
-  /** Deletes the messages of a session from position `fromSeq` on (undo); returns how many. */
+  /**
+   * Deletes the messages of a session from position `fromSeq` on (undo); returns how many. Like
+   * delete and prune it writes what is queued first and waits for the lock (bounded), then throws
+   * StateStoreError "locked".
+   */
   deleteMessagesFrom(sessionId: string, fromSeq: number): number;
+  /** Deletes the session's last `count` messages (undo) in order with its other writes; never waits. */
+  deleteLastMessages(sessionId: string, count: number): void;
   /** Indexes messages written since the last search or batch; searches call it themselves. */
   indexPending(): number;
+  /** Queued messages of the session come last, with id 0 and the seq they will most likely get. */
   loadMessages(sessionId: string): StoredMessage[];
   /** Records a tool call made by a tool after the session's latest message (transcript only). */
   appendInnerToolCall(sessionId: string, call: InnerToolCall): void;
@@ -147,7 +190,17 @@ export interface SessionStore {
   search(opts: SearchOptions): SearchHit[];
   stats(): StoreStats;
   integrityCheck(): string;
-  close(): void;
+  /** Writes of this process still queued behind another process's lock (of one session, or all). */
+  pendingWrites(sessionId?: string): number;
+  /** Reports what happens to the queued writes of a session; returns the unsubscribe function. */
+  watchWrites(sessionId: string, listener: (e: WriteEvent) => void): () => void;
+  /** Retries queued writes on timers until none is left or `timeoutMs` passes; resolves with what is left. */
+  flush(timeoutMs?: number): Promise<number>;
+  /**
+   * Writes what is queued, waiting for the lock a bounded time (blocking: `await flush()` first to
+   * wait without), then closes. Reports what could not be written.
+   */
+  close(): CloseReport;
 }
 
 /** Raised when state.db cannot be opened or used; the message says what to do. The file is never touched. */

@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { DEFAULT_CONFIG } from "../../src/core/config-defaults.js";
 import { CONFIG_RULES } from "../../src/core/config-rules.js";
@@ -16,7 +17,11 @@ import { nextInLineage, type RecorderInfo, SessionRecorder } from "../../src/sta
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 
 let store: SqliteSessionStore;
-afterEach(() => store?.close());
+const holders: DatabaseSync[] = [];
+afterEach(() => {
+  store?.close();
+  for (const h of holders.splice(0)) h.close();
+});
 
 function setup(messages: ChatMessage[], extra: Partial<RecorderInfo> = {}): SessionRecorder {
   store = new SqliteSessionStore(join(mkdtempSync(join(tmpdir(), "hermes-rec-")), "state.db"));
@@ -221,6 +226,83 @@ describe("SessionRecorder bookkeeping", () => {
     rec3.handle({ type: "done", status: "completed", finalText: "y" });
     await rec3.settled();
     expect(store.getSession("s3")?.title).toBeNull();
+  });
+});
+
+describe("SessionRecorder when state.db fails for a while", () => {
+  function watched(extra: Partial<RecorderInfo> = {}) {
+    const msgs: ChatMessage[] = [];
+    const failures: string[] = [];
+    const recovered: string[] = [];
+    const rec = setup(msgs, {
+      onFailure: (m) => failures.push(m),
+      onRecovered: (m) => recovered.push(m),
+      waitWarnMs: 50,
+      ...extra,
+    });
+    const other = new DatabaseSync(store.path);
+    holders.push(other);
+    const say = (content: string): void => feed(rec, msgs, { role: "user", content });
+    return { rec, failures, recovered, other, say };
+  }
+  const stored = (): string[] => store.loadMessages("s1").map((m) => String(m.message.content));
+
+  it("another process holding the lock: warns once, keeps every message, says when it saves again", async () => {
+    const { failures, recovered, other, say } = watched();
+    say("one");
+    other.exec("BEGIN IMMEDIATE");
+    say("two");
+    say("three");
+    await vi.waitFor(() => expect(failures).toHaveLength(1), { timeout: 5_000 });
+    expect(failures[0]).toMatch(/waiting for state\.db: another Hermes process has held its write lock/);
+    say("four");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(failures).toHaveLength(1);
+    expect(recovered).toEqual([]);
+    other.exec("COMMIT");
+    expect(await store.flush(5_000)).toBe(0);
+    expect(recovered).toEqual(["Session history is being saved again."]);
+    expect(stored()).toEqual(["one", "two", "three", "four"]);
+    say("five");
+    expect(stored()).toEqual(["one", "two", "three", "four", "five"]);
+    expect(failures).toHaveLength(1);
+  });
+
+  it("a write that fails outright is kept with everything after it and retried until it succeeds", async () => {
+    const { rec, failures, recovered, other, say } = watched();
+    other.exec(`CREATE TABLE fault (on_ INTEGER);
+      INSERT INTO fault VALUES (0);
+      CREATE TRIGGER fail_insert BEFORE INSERT ON messages WHEN (SELECT on_ FROM fault)
+      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END;`);
+    say("one");
+    other.exec("UPDATE fault SET on_ = 1");
+    say("two");
+    rec.handle(usage(10, 5));
+    say("three");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/could not be saved \(disk I\/O error\).*kept and retried/);
+    expect(stored()).toEqual(["one"]);
+    // Nothing behind the failed message was written out of order (the usage waits too).
+    expect(store.getSession("s1")?.inputTokens).toBe(0);
+    other.exec("UPDATE fault SET on_ = 0");
+    // No new event needed: the recorder retries on its own.
+    await vi.waitFor(() => expect(recovered).toHaveLength(1), { timeout: 5_000 });
+    expect(stored()).toEqual(["one", "two", "three"]);
+    expect(store.getSession("s1")?.inputTokens).toBe(10);
+    say("four");
+    expect(stored()).toEqual(["one", "two", "three", "four"]);
+    expect(failures).toHaveLength(1);
+    expect(failures.join(" ")).not.toMatch(/no longer/);
+  });
+
+  it("reports what it could not write when the session ends while writes still fail", () => {
+    const { rec, failures, other, say } = watched();
+    other.exec(`CREATE TRIGGER fail_insert BEFORE INSERT ON messages
+      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END;`);
+    say("one");
+    rec.end("exit");
+    expect(failures).toHaveLength(2);
+    expect(failures[1]).toMatch(/^2 writes of this session could not be saved to state\.db/);
   });
 });
 

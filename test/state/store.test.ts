@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { repairHistory } from "../../src/state/recorder.js";
 import { MIGRATIONS } from "../../src/state/sqlite/schema.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
-import { StateStoreError } from "../../src/state/store.js";
+import { StateStoreError, type WriteEvent } from "../../src/state/store.js";
 
-const open: SqliteSessionStore[] = [];
+const open: Array<{ close(): unknown }> = [];
 function fresh(): SqliteSessionStore {
   const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
   const s = new SqliteSessionStore(join(dir, "state.db"));
@@ -153,7 +153,7 @@ describe("SqliteSessionStore", () => {
     ftsCheck();
     // Sequence numbers continue after the cut; ids are never reused.
     const again = s.appendMessage("a", { role: "assistant", content: "eta walrus" });
-    expect(again.seq).toBe(1);
+    expect(again?.seq).toBe(1);
     expect(s.search({ query: "walrus", sort: "recency" }).map((h) => h.seq)).toEqual([1, 0]);
     ftsCheck();
     raw.close();
@@ -223,24 +223,174 @@ describe("SqliteSessionStore", () => {
     expect(readFileSync(path, "utf8")).toBe(junk);
   });
 
-  it("reports a locked database instead of failing silently", () => {
-    const s = fresh();
-    const holder = new DatabaseSync(s.path);
-    holder.exec("PRAGMA busy_timeout = 0; BEGIN EXCLUSIVE");
-    s.close();
+  it("reports a database locked while it needs migrating instead of failing silently", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const path = join(dir, "state.db");
+    const holder = new DatabaseSync(path);
+    holder.exec("PRAGMA journal_mode = WAL; BEGIN IMMEDIATE");
     let err: unknown;
     try {
-      // A migration-free reopen still needs a read; an exclusive lock in WAL blocks writers.
-      const again = new SqliteSessionStore(s.path);
-      again.createSession({ id: "x", source: "cli" });
-      again.close();
+      new SqliteSessionStore(path, { waitMs: 200 }).close();
     } catch (e) {
       err = e;
     }
     holder.exec("ROLLBACK");
     holder.close();
-    expect(String((err as Error | undefined)?.message)).toMatch(/locked|busy/i);
-  }, 15_000);
+    expect(err).toBeInstanceOf(StateStoreError);
+    expect((err as StateStoreError).kind).toBe("locked");
+    expect((err as Error).message).toMatch(/locked by another process/);
+  });
+});
+
+describe("SqliteSessionStore behind another connection's write lock", () => {
+  /** A store and a second connection to its file that can hold the write lock. */
+  function withHolder(opts: ConstructorParameters<typeof SqliteSessionStore>[1] = {}) {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const s = new SqliteSessionStore(join(dir, "state.db"), opts);
+    open.push(s);
+    const holder = new DatabaseSync(s.path);
+    open.push(holder);
+    return {
+      s,
+      lock: () => holder.exec("BEGIN IMMEDIATE"),
+      unlock: () => holder.exec("COMMIT"),
+      holder,
+    };
+  }
+
+  it("queues writes in order, lets reads account for them, and writes them once the lock is free", async () => {
+    const { s, lock, unlock } = withHolder();
+    s.createSession({ id: "a", source: "cli" });
+    expect(s.appendMessage("a", { role: "user", content: "zero" })?.seq).toBe(0);
+    const events: WriteEvent[] = [];
+    s.watchWrites("a", (e) => events.push(e));
+    lock();
+    expect(s.appendMessage("a", { role: "assistant", content: "one" })).toBeUndefined();
+    s.appendMessages("a", [
+      { role: "user", content: "two" },
+      { role: "assistant", content: "three" },
+    ]);
+    s.addUsage("a", { inputTokens: 7 });
+    s.createSession({ id: "b", source: "cron", title: "queued too" });
+    s.appendInnerToolCall("a", {
+      parentTool: "execute_code",
+      toolName: "read_file",
+      args: {},
+      result: "r",
+      isError: false,
+      durationMs: 1,
+    });
+    expect(s.pendingWrites()).toBe(5);
+    expect(s.pendingWrites("a")).toBe(4);
+    // Reads see the queued messages after the stored ones, and the queued session row.
+    expect(s.loadMessages("a").map((m) => [m.seq, m.id > 0, m.message.content])).toEqual([
+      [0, true, "zero"],
+      [1, false, "one"],
+      [2, false, "two"],
+      [3, false, "three"],
+    ]);
+    expect(s.getSession("b")).toMatchObject({ id: "b", source: "cron", title: "queued too" });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(events.some((e) => e.type === "waiting" && e.pending === 4)).toBe(true);
+    unlock();
+    expect(await s.flush(5_000)).toBe(0);
+    expect(s.loadMessages("a").map((m) => [m.seq, m.id > 0, m.message.content])).toEqual([
+      [0, true, "zero"],
+      [1, true, "one"],
+      [2, true, "two"],
+      [3, true, "three"],
+    ]);
+    expect(s.getSession("a")).toMatchObject({ messageCount: 4, inputTokens: 7 });
+    expect(s.loadInnerToolCalls("a").map((c) => c.afterSeq)).toEqual([3]);
+    expect(s.getSession("b")?.title).toBe("queued too");
+    expect(events.at(-1)).toEqual({ type: "written", sessionId: "a", count: 4 });
+    expect(s.search({ query: "three" })).toHaveLength(1);
+  });
+
+  it("undo queued behind other writes removes the messages that were last when it runs", async () => {
+    const { s, lock, unlock } = withHolder();
+    s.createSession({ id: "a", source: "cli" });
+    s.appendMessage("a", { role: "user", content: "keep" });
+    lock();
+    s.appendMessage("a", { role: "user", content: "undo me" });
+    s.appendMessage("a", { role: "assistant", content: "and me" });
+    s.deleteLastMessages("a", 2);
+    s.setTitle("a", "after undo");
+    unlock();
+    expect(await s.flush(5_000)).toBe(0);
+    expect(s.loadMessages("a").map((m) => m.message.content)).toEqual(["keep"]);
+    expect(s.getSession("a")).toMatchObject({ messageCount: 1, title: "after undo" });
+  });
+
+  it("delete, prune, rename and an undo by seq wait for the lock a bounded time, then say it is locked", () => {
+    const { s, lock, unlock } = withHolder({ waitMs: 150 });
+    s.createSession({ id: "a", source: "cli" });
+    s.appendMessage("a", { role: "user", content: "x" });
+    lock();
+    for (const call of [
+      () => s.deleteSession("a"),
+      () => s.prune(Date.now() + 1),
+      () => s.renameSession("a", "t"),
+      () => s.deleteMessagesFrom("a", 0),
+    ]) {
+      let err: unknown;
+      try {
+        call();
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(StateStoreError);
+      expect((err as StateStoreError).kind).toBe("locked");
+    }
+    unlock();
+    expect(s.renameSession("a", "t")).toBe(true);
+    expect(s.deleteSession("a")).toBe(true);
+  });
+
+  it("writes queued writes before an answering call runs, so it sees them", () => {
+    const { s, lock, unlock } = withHolder();
+    s.createSession({ id: "a", source: "cli" });
+    lock();
+    s.appendMessage("a", { role: "user", content: "one" });
+    s.appendMessage("a", { role: "user", content: "two" });
+    unlock();
+    expect(s.deleteMessagesFrom("a", 1)).toBe(1);
+    expect(s.pendingWrites()).toBe(0);
+    expect(s.loadMessages("a").map((m) => m.message.content)).toEqual(["one"]);
+  });
+
+  it("close waits a bounded time for queued writes and reports what it could not write", () => {
+    const { s, lock, holder } = withHolder({ closeWaitMs: 150 });
+    s.createSession({ id: "a", source: "cli" });
+    const events: WriteEvent[] = [];
+    s.watchWrites("a", (e) => events.push(e));
+    lock();
+    s.appendMessage("a", { role: "user", content: "lost" });
+    s.endSession("a", "exit");
+    expect(s.close()).toEqual({
+      unwritten: [
+        { sessionId: "a", what: "message" },
+        { sessionId: "a", what: "session_update" },
+      ],
+    });
+    expect(events.at(-1)).toEqual({ type: "abandoned", sessionId: "a", count: 2 });
+    holder.exec("ROLLBACK");
+    expect(holder.prepare("SELECT COUNT(*) AS n FROM messages").get()).toEqual({ n: 0 });
+  });
+
+  it("a queued write that fails for good is dropped and reported; the ones behind it are written", async () => {
+    const { s, lock, unlock } = withHolder();
+    s.createSession({ id: "a", source: "cli" });
+    const events: WriteEvent[] = [];
+    s.watchWrites("a", (e) => events.push(e));
+    lock();
+    s.createSession({ id: "a", source: "cli" }); // already there: cannot ever be written
+    s.appendMessage("a", { role: "user", content: "still saved" });
+    unlock();
+    expect(await s.flush(5_000)).toBe(0);
+    expect(events).toContainEqual(expect.objectContaining({ type: "dropped", what: "session" }));
+    expect(s.loadMessages("a").map((m) => m.message.content)).toEqual(["still saved"]);
+  });
 });
 
 describe("repairHistory", () => {

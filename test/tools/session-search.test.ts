@@ -93,6 +93,6 @@ describe("SessionRecorder", () => {
     expect(store.getSession("s")).toMatchObject({ title: "early", systemPrompt: "SYS", messageCount: 1 });
     store.close();
     rec.handle({ type: "message", message: { role: "user", content: "after close" } });
-    expect(warnings[0]).toContain("no longer being saved");
+    expect(warnings[0]).toContain("could not be saved");
   });
 });

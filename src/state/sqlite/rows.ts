@@ -1,7 +1,13 @@
 /** Row mapping between the `sessions` / `messages` tables and the store's types. */
 import type { SQLInputValue } from "node:sqlite";
 import type { ChatMessage } from "../../llm/types.js";
-import { type SessionRecord, StateStoreError, type StoredMessage } from "../store.js";
+import {
+  type NewSession,
+  type SessionRecord,
+  StateStoreError,
+  type StoredInnerToolCall,
+  type StoredMessage,
+} from "../store.js";
 
 export type Row = Record<string, SQLInputValue>;
 
@@ -54,6 +60,43 @@ export function toSession(r: Row): SessionRecord {
     reasoningTokens: Number(r.reasoning_tokens),
     costUsd: Number(r.cost_usd),
     messageCount: Number(r.message_count),
+  };
+}
+
+/** The row a new session gets (what `createSession` returns while its insert waits in the queue). */
+export function newSessionRecord(s: NewSession): SessionRecord {
+  return {
+    id: s.id,
+    source: s.source,
+    model: s.model ?? null,
+    provider: s.provider ?? null,
+    title: s.title ?? null,
+    parentSessionId: s.parentSessionId ?? null,
+    cwd: s.cwd ?? null,
+    systemPrompt: s.systemPrompt ?? null,
+    startedAt: s.startedAt ?? Date.now(),
+    endedAt: null,
+    endReason: null,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    costUsd: 0,
+    messageCount: 0,
+  };
+}
+
+export function toInnerToolCall(r: Row): StoredInnerToolCall {
+  return {
+    afterSeq: Number(r.after_seq),
+    createdAt: Number(r.created_at),
+    parentTool: String(r.parent_tool),
+    toolName: String(r.tool_name),
+    args: JSON.parse(String(r.args)) as Record<string, unknown>,
+    result: String(r.result),
+    isError: Number(r.is_error) === 1,
+    durationMs: Number(r.duration_ms),
   };
 }
 

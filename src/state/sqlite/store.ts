@@ -1,8 +1,7 @@
-import { statSync } from "node:fs";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import type { ChatMessage } from "../../llm/types.js";
 import {
-  INNER_RESULT_MAX_CHARS,
+  type CloseReport,
   type InnerToolCall,
   type MessageMeta,
   type NewSession,
@@ -15,19 +14,14 @@ import {
   type StoredMessage,
   type StoreStats,
   type UsageDelta,
+  type WriteEvent,
 } from "../store.js";
-import {
-  CJK,
-  describeOpenError,
-  type Row,
-  toColumns,
-  toFtsQuery,
-  toMessage,
-  toSession,
-  trigramQuery,
-} from "./rows.js";
-import { MIGRATIONS } from "./schema.js";
-import { runFtsSearch } from "./search.js";
+import { openDatabase, type Statements, schemaVersion, statementCache } from "./connection.js";
+import { FtsIndex } from "./fts.js";
+import { deleteMessagesFrom, insertInnerToolCall, insertMessage } from "./message-writes.js";
+import { findByPrefixOrTitle, latestSession, listSessions, messagesAround, readStats } from "./queries.js";
+import { newSessionRecord, type Row, toInnerToolCall, toMessage, toSession } from "./rows.js";
+import { isBusy, type QueuedWrite, WriteQueue } from "./write-queue.js";
 
 export { toFtsQuery } from "./rows.js";
 
@@ -38,82 +32,54 @@ export interface SqliteStoreOptions {
    * `Infinity` leaves indexing to `indexPending()` and searches (benchmarks).
    */
   indexBatch?: number;
+  /** How long a write waits for another process's lock before it is queued instead (default 10 ms). */
+  busyTimeoutMs?: number;
+  /** How long opening, delete, prune, rename and undo wait for the lock (default 5 s). */
+  waitMs?: number;
+  /** How long `close()` waits for queued writes (default 3 s). */
+  closeWaitMs?: number;
 }
 
-/** The default store: SQLite through node:sqlite, WAL, one file per profile (HERMES_HOME/state.db). */
+/** What a queued write is about, besides the work itself. */
+type WriteInfo = Omit<QueuedWrite, "run" | "queuedAt">;
+
+/**
+ * The default store: SQLite through node:sqlite, WAL, one file per profile (HERMES_HOME/state.db).
+ * Writes try the lock for a few milliseconds and otherwise queue (see write-queue.ts); every write
+ * is one BEGIN IMMEDIATE transaction, so what it reads (the next seq) is what it writes after.
+ */
 export class SqliteSessionStore implements SessionStore {
   private readonly db: DatabaseSync;
-  private readonly stmts = new Map<string, StatementSync>();
-  private readonly nextSeq = new Map<string, number>();
-  private readonly indexBatch: number;
+  private readonly st: Statements;
+  private readonly queue: WriteQueue;
+  private readonly busyMs: number;
+  private readonly waitMs: number;
+  private readonly closeWaitMs: number;
+  private readonly fts: FtsIndex;
   /** Messages were written through this handle: close() indexes what is left. */
   private wrote = false;
-  /**
-   * Last watermark seen. Another process only moves it forward, so a stale value can only make an
-   * append look at the real one early, never skip indexing.
-   */
-  private knownUpto = 0;
 
   /** Opens (and migrates) the database. Throws StateStoreError; never deletes or rewrites a bad file. */
   constructor(
     readonly path: string,
     opts: SqliteStoreOptions = {},
   ) {
-    this.indexBatch = opts.indexBatch ?? 512;
-    try {
-      this.db = new DatabaseSync(path, { timeout: 5000, enableForeignKeyConstraints: true });
-    } catch (err) {
-      throw describeOpenError(path, err);
-    }
-    try {
-      this.db.exec("PRAGMA busy_timeout = 5000");
-      this.db.exec("PRAGMA journal_mode = WAL");
-      this.db.exec("PRAGMA synchronous = NORMAL");
-      this.db.exec("PRAGMA foreign_keys = ON");
-      // FTS5 segment merges are page-heavy: a bigger cache keeps inserts fast on large stores.
-      this.db.exec("PRAGMA cache_size = -65536");
-      this.db.exec("PRAGMA temp_store = MEMORY");
-      this.db.exec("PRAGMA wal_autocheckpoint = 4000");
-      this.migrate();
-    } catch (err) {
-      try {
-        this.db.close();
-      } catch {
-        // Already unusable.
-      }
-      throw describeOpenError(path, err);
-    }
-  }
-
-  private migrate(): void {
-    this.db.exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-    const row = this.db.prepare("SELECT MAX(version) AS v FROM schema_version").get() as Row | undefined;
-    const current = row?.v === null || row?.v === undefined ? 0 : Number(row.v);
-    if (current > MIGRATIONS.length) {
-      throw new StateStoreError(
-        `${this.path} was written by a newer hermes (schema ${current}; this one knows ${MIGRATIONS.length}). Upgrade hermes.`,
-        "other",
-      );
-    }
-    for (let v = current + 1; v <= MIGRATIONS.length; v++) {
-      this.tx(() => {
-        this.db.exec(MIGRATIONS[v - 1]!);
-        this.db.prepare("INSERT INTO schema_version(version) VALUES (?)").run(v);
-      });
-    }
+    this.busyMs = opts.busyTimeoutMs ?? 10;
+    this.waitMs = opts.waitMs ?? 5_000;
+    this.closeWaitMs = opts.closeWaitMs ?? 3_000;
+    this.db = openDatabase(path, this.waitMs);
+    this.setBusyTimeout(this.busyMs);
+    this.st = statementCache(this.db);
+    this.fts = new FtsIndex(this.db, this.st, opts.indexBatch ?? 512);
+    this.queue = new WriteQueue((run) => this.tx(run));
   }
 
   get schemaVersion(): number {
-    return Number((this.db.prepare("SELECT MAX(version) AS v FROM schema_version").get() as Row).v);
+    return schemaVersion(this.db);
   }
 
-  private st(sql: string): StatementSync {
-    let s = this.stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.stmts.set(sql, s);
-    }
-    return s;
+  private setBusyTimeout(ms: number): void {
+    this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
   }
 
   private tx<T>(fn: () => T): T {
@@ -123,172 +89,166 @@ export class SqliteSessionStore implements SessionStore {
       this.db.exec("COMMIT");
       return out;
     } catch (err) {
-      this.db.exec("ROLLBACK");
+      if (this.db.isTransaction) this.db.exec("ROLLBACK");
+      this.fts.forget();
       throw err;
     }
   }
 
+  /**
+   * Runs a write now when the lock is free within busyMs and nothing of this process waits before
+   * it; otherwise queues it and returns undefined. Errors other than "busy" are thrown as before.
+   */
+  private submit<T>(info: WriteInfo, run: () => T): { value: T } | undefined {
+    if (this.queue.pending() === 0 || this.queue.drainNow()) {
+      try {
+        return { value: this.tx(run) };
+      } catch (err) {
+        if (!isBusy(err)) throw err;
+      }
+    }
+    this.queue.push({ ...info, run: () => void run(), queuedAt: Date.now() });
+    return undefined;
+  }
+
+  /**
+   * Runs a write whose caller needs the answer (delete, prune, rename, undo): writes what is queued
+   * first, waiting up to waitMs for the lock, then throws StateStoreError "locked".
+   */
+  private waitFor<T>(run: () => T): T {
+    const locked = (detail: string): StateStoreError =>
+      new StateStoreError(
+        `The session database ${this.path} stayed locked by another process for ${this.waitMs / 1000} s (${detail}); try again.`,
+        "locked",
+      );
+    this.setBusyTimeout(this.waitMs);
+    try {
+      if (!this.queue.drainNow()) throw locked("writes of this process are still queued");
+      return this.tx(run);
+    } catch (err) {
+      throw isBusy(err) ? locked((err as Error).message) : err;
+    } finally {
+      this.setBusyTimeout(this.busyMs);
+    }
+  }
+
+  /** Before reading a session with queued writes: one more try to write them. */
+  private catchUp(sessionId: string): QueuedWrite[] {
+    if (this.queue.pending(sessionId) === 0 || this.queue.drainNow()) return [];
+    return this.queue.waitingFor(sessionId);
+  }
+
   createSession(s: NewSession): SessionRecord {
-    this.st(
-      `INSERT INTO sessions (id, source, model, provider, title, parent_session_id, cwd, system_prompt, started_at)
+    const record = newSessionRecord(s);
+    const done = this.submit({ sessionId: s.id, what: "session", session: record }, () =>
+      this.st(
+        `INSERT INTO sessions (id, source, model, provider, title, parent_session_id, cwd, system_prompt, started_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      s.id,
-      s.source,
-      s.model ?? null,
-      s.provider ?? null,
-      s.title ?? null,
-      s.parentSessionId ?? null,
-      s.cwd ?? null,
-      s.systemPrompt ?? null,
-      s.startedAt ?? Date.now(),
+      ).run(
+        record.id,
+        record.source,
+        record.model,
+        record.provider,
+        record.title,
+        record.parentSessionId,
+        record.cwd,
+        record.systemPrompt,
+        record.startedAt,
+      ),
     );
-    return this.getSession(s.id)!;
+    return (done && this.getSession(s.id)) || record;
   }
 
   getSession(id: string): SessionRecord | undefined {
+    const waiting = this.catchUp(id);
     const r = this.st("SELECT * FROM sessions WHERE id = ?").get(id) as Row | undefined;
-    return r ? toSession(r) : undefined;
+    return r ? toSession(r) : waiting.find((w) => w.session)?.session;
   }
 
   resolveSession(idOrTitle: string): SessionRecord | undefined {
-    const exact = this.getSession(idOrTitle);
-    if (exact) return exact;
-    const byPrefix = this.st("SELECT * FROM sessions WHERE id LIKE ? ESCAPE '\\' LIMIT 2").all(
-      `${idOrTitle.replace(/[\\%_]/g, "\\$&")}%`,
-    ) as Row[];
-    if (byPrefix.length === 1) return toSession(byPrefix[0]!);
-    const byTitle = this.st("SELECT * FROM sessions WHERE title = ? ORDER BY started_at DESC LIMIT 1").get(
-      idOrTitle,
-    ) as Row | undefined;
-    return byTitle ? this.latestContinuation(toSession(byTitle)) : undefined;
-  }
-
-  /** A session compressed away lives on in its continuation: follow the chain to the newest one. */
-  private latestContinuation(session: SessionRecord): SessionRecord {
-    let current = session;
-    for (let hops = 0; hops < 10_000 && current.endReason === "compression"; hops++) {
-      const next = this.st(
-        "SELECT * FROM sessions WHERE parent_session_id = ? AND source != 'subagent' ORDER BY started_at DESC, rowid DESC LIMIT 1",
-      ).get(current.id) as Row | undefined;
-      if (!next) break;
-      current = toSession(next);
-    }
-    return current;
+    return this.getSession(idOrTitle) ?? findByPrefixOrTitle(this.st, idOrTitle);
   }
 
   listSessions(opts: { limit?: number; source?: string } = {}): SessionRecord[] {
-    const limit = opts.limit ?? -1;
-    const rows = opts.source
-      ? this.st("SELECT * FROM sessions WHERE source = ? ORDER BY started_at DESC, rowid DESC LIMIT ?").all(
-          opts.source,
-          limit,
-        )
-      : this.st("SELECT * FROM sessions ORDER BY started_at DESC, rowid DESC LIMIT ?").all(limit);
-    return (rows as Row[]).map(toSession);
+    return listSessions(this.st, opts);
   }
 
   latestSession(opts: { source?: string } = {}): SessionRecord | undefined {
-    const order = "ORDER BY COALESCE(last_active_at, started_at) DESC, rowid DESC LIMIT 1";
-    const r = (
-      opts.source
-        ? this.st(`SELECT * FROM sessions WHERE source = ? ${order}`).get(opts.source)
-        : this.st(`SELECT * FROM sessions ${order}`).get()
-    ) as Row | undefined;
-    return r ? toSession(r) : undefined;
+    return latestSession(this.st, opts);
   }
 
   renameSession(id: string, title: string): boolean {
-    return this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id).changes > 0;
-  }
-
-  setTitleIfUnset(id: string, title: string): boolean {
-    return (
-      this.st("UPDATE sessions SET title = ? WHERE id = ? AND (title IS NULL OR title = '')").run(title, id)
-        .changes > 0
+    return this.waitFor(
+      () => this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id).changes > 0,
     );
   }
 
+  setTitle(id: string, title: string): void {
+    this.submit({ sessionId: id, what: "session_update" }, () =>
+      this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id),
+    );
+  }
+
+  setTitleIfUnset(id: string, title: string): boolean {
+    const sql = "UPDATE sessions SET title = ? WHERE id = ? AND (title IS NULL OR title = '')";
+    const done = this.submit(
+      { sessionId: id, what: "session_update" },
+      () => this.st(sql).run(title, id).changes > 0,
+    );
+    return done ? done.value : !this.getSession(id)?.title;
+  }
+
   setSystemPrompt(id: string, systemPrompt: string): void {
-    this.st("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(systemPrompt, id);
+    this.submit({ sessionId: id, what: "session_update" }, () =>
+      this.st("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(systemPrompt, id),
+    );
   }
 
   addUsage(id: string, d: UsageDelta): void {
-    this.st(
-      `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+    this.submit({ sessionId: id, what: "usage" }, () =>
+      this.st(
+        `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
        cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
        reasoning_tokens = reasoning_tokens + ?, cost_usd = cost_usd + ? WHERE id = ?`,
-    ).run(
-      d.inputTokens ?? 0,
-      d.outputTokens ?? 0,
-      d.cacheReadTokens ?? 0,
-      d.cacheWriteTokens ?? 0,
-      d.reasoningTokens ?? 0,
-      d.costUsd ?? 0,
-      id,
+      ).run(
+        d.inputTokens ?? 0,
+        d.outputTokens ?? 0,
+        d.cacheReadTokens ?? 0,
+        d.cacheWriteTokens ?? 0,
+        d.reasoningTokens ?? 0,
+        d.costUsd ?? 0,
+        id,
+      ),
     );
   }
 
   endSession(id: string, reason: string): void {
-    this.st("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?").run(Date.now(), reason, id);
+    const at = Date.now();
+    this.submit({ sessionId: id, what: "session_update" }, () =>
+      this.st("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?").run(at, reason, id),
+    );
   }
 
   deleteSession(id: string): boolean {
-    this.nextSeq.delete(id);
-    return this.tx(() => {
+    return this.waitFor(() => {
       this.st("DELETE FROM messages WHERE session_id = ?").run(id);
       return this.st("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
     });
   }
 
   prune(olderThan: number, opts: { source?: string } = {}): number {
-    const ids = (
-      opts.source
-        ? this.st("SELECT id FROM sessions WHERE started_at < ? AND source = ?").all(olderThan, opts.source)
-        : this.st("SELECT id FROM sessions WHERE started_at < ?").all(olderThan)
-    ) as Row[];
-    this.tx(() => {
+    return this.waitFor(() => {
+      const ids = (
+        opts.source
+          ? this.st("SELECT id FROM sessions WHERE started_at < ? AND source = ?").all(olderThan, opts.source)
+          : this.st("SELECT id FROM sessions WHERE started_at < ?").all(olderThan)
+      ) as Row[];
       for (const r of ids) {
         this.st("DELETE FROM messages WHERE session_id = ?").run(String(r.id));
         this.st("DELETE FROM sessions WHERE id = ?").run(String(r.id));
-        this.nextSeq.delete(String(r.id));
       }
+      return ids.length;
     });
-    return ids.length;
-  }
-
-  private seqFor(sessionId: string): number {
-    let next = this.nextSeq.get(sessionId);
-    if (next === undefined) {
-      const r = this.st("SELECT MAX(seq) AS m FROM messages WHERE session_id = ?").get(sessionId) as Row;
-      next = r.m === null ? 0 : Number(r.m) + 1;
-    }
-    this.nextSeq.set(sessionId, next + 1);
-    return next;
-  }
-
-  private insert(sessionId: string, m: ChatMessage, meta: MessageMeta): StoredMessage {
-    const seq = this.seqFor(sessionId);
-    const createdAt = meta.createdAt ?? Date.now();
-    const { content, toolCalls, toolCallId, toolName, reasoning, extra } = toColumns(m);
-    const r = this.st(
-      `INSERT INTO messages (session_id, seq, role, content, tool_calls, tool_call_id, tool_name, reasoning,
-       extra, created_at, token_count, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      sessionId,
-      seq,
-      m.role,
-      content,
-      toolCalls,
-      toolCallId,
-      toolName,
-      reasoning,
-      extra,
-      createdAt,
-      meta.tokenCount ?? null,
-      meta.finishReason ?? null,
-    );
-    return { id: Number(r.lastInsertRowid), sessionId, seq, createdAt, message: m };
   }
 
   /** Session counters once per batch, then the index catch-up when enough rows wait for it. */
@@ -299,197 +259,88 @@ export class SqliteSessionStore implements SessionStore {
       sessionId,
     );
     this.wrote = true;
-    if (lastId - this.knownUpto >= this.indexBatch) this.indexUpTo(lastId);
+    this.fts.afterAppend(lastId);
   }
 
-  appendMessage(sessionId: string, message: ChatMessage, meta: MessageMeta = {}): StoredMessage {
-    try {
-      return this.tx(() => {
-        const stored = this.insert(sessionId, message, meta);
-        this.afterInsert(sessionId, 1, stored.createdAt, stored.id);
-        return stored;
-      });
-    } catch (err) {
-      this.nextSeq.delete(sessionId);
-      this.knownUpto = 0;
-      throw err;
-    }
+  appendMessage(sessionId: string, message: ChatMessage, meta: MessageMeta = {}): StoredMessage | undefined {
+    const createdAt = meta.createdAt ?? Date.now();
+    const done = this.submit({ sessionId, what: "message", messages: [message], createdAt }, () => {
+      const stored = insertMessage(this.st, sessionId, message, meta, createdAt);
+      this.afterInsert(sessionId, 1, createdAt, stored.id);
+      return stored;
+    });
+    return done?.value;
   }
 
   appendMessages(sessionId: string, messages: ChatMessage[]): void {
     if (messages.length === 0) return;
-    try {
-      this.tx(() => {
-        let last: StoredMessage | undefined;
-        for (const m of messages) last = this.insert(sessionId, m, {});
-        this.afterInsert(sessionId, messages.length, last!.createdAt, last!.id);
-      });
-    } catch (err) {
-      this.nextSeq.delete(sessionId);
-      this.knownUpto = 0;
-      throw err;
-    }
+    const createdAt = Date.now();
+    this.submit({ sessionId, what: "message", messages, createdAt }, () => {
+      let last: StoredMessage | undefined;
+      for (const m of messages) last = insertMessage(this.st, sessionId, m, {}, createdAt);
+      this.afterInsert(sessionId, messages.length, createdAt, last!.id);
+    });
   }
 
   appendInnerToolCall(sessionId: string, call: InnerToolCall): void {
-    const result =
-      call.result.length > INNER_RESULT_MAX_CHARS
-        ? `${call.result.slice(0, INNER_RESULT_MAX_CHARS)}… [${call.result.length - INNER_RESULT_MAX_CHARS} more chars]`
-        : call.result;
-    this.st(
-      `INSERT INTO inner_tool_calls
-         (session_id, after_seq, parent_tool, tool_name, args, result, is_error, duration_ms, created_at)
-       VALUES (?, COALESCE((SELECT MAX(seq) FROM messages WHERE session_id = ?), -1), ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      sessionId,
-      sessionId,
-      call.parentTool,
-      call.toolName,
-      JSON.stringify(call.args),
-      result,
-      call.isError ? 1 : 0,
-      call.durationMs,
-      Date.now(),
+    const at = Date.now();
+    this.submit({ sessionId, what: "inner_tool_call" }, () =>
+      insertInnerToolCall(this.st, sessionId, call, at),
     );
   }
 
   loadInnerToolCalls(sessionId: string): StoredInnerToolCall[] {
+    this.catchUp(sessionId);
     const rows = this.st("SELECT * FROM inner_tool_calls WHERE session_id = ? ORDER BY id").all(
       sessionId,
     ) as Row[];
-    return rows.map((r) => ({
-      afterSeq: Number(r.after_seq),
-      createdAt: Number(r.created_at),
-      parentTool: String(r.parent_tool),
-      toolName: String(r.tool_name),
-      args: JSON.parse(String(r.args)) as Record<string, unknown>,
-      result: String(r.result),
-      isError: Number(r.is_error) === 1,
-      durationMs: Number(r.duration_ms),
-    }));
+    return rows.map(toInnerToolCall);
   }
 
-  /** Drops messages from `fromSeq` on (undo); the indexes follow through the delete trigger. */
   deleteMessagesFrom(sessionId: string, fromSeq: number): number {
-    try {
-      return this.tx(() => {
-        const n = this.st("DELETE FROM messages WHERE session_id = ? AND seq >= ?").run(
-          sessionId,
-          fromSeq,
-        ).changes;
-        this.st("DELETE FROM inner_tool_calls WHERE session_id = ? AND after_seq >= ?").run(
-          sessionId,
-          fromSeq,
-        );
-        const last = this.st("SELECT MAX(created_at) AS t FROM messages WHERE session_id = ?").get(
-          sessionId,
-        ) as Row;
-        this.st(
-          "UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?), last_active_at = COALESCE(?, started_at) WHERE id = ?",
-        ).run(sessionId, last.t ?? null, sessionId);
-        return Number(n);
-      });
-    } finally {
-      this.nextSeq.delete(sessionId);
-    }
+    return this.waitFor(() => deleteMessagesFrom(this.st, sessionId, fromSeq));
   }
 
-  private indexedUpto(): number {
-    this.knownUpto = Number((this.st("SELECT indexed_upto AS u FROM fts_state WHERE id = 1").get() as Row).u);
-    return this.knownUpto;
-  }
-
-  /** Indexes messages with upto < id <= `lastId` into both FTS5 tables (inside a transaction). */
-  private indexUpTo(lastId: number): number {
-    const from = this.indexedUpto();
-    if (lastId <= from) return 0;
-    for (const table of ["messages_fts", "messages_fts_trigram"]) {
-      this.st(
-        `INSERT INTO ${table}(rowid, content, tool_name, tool_calls)
-         SELECT id, content, tool_name, tool_calls FROM messages WHERE id > ? AND id <= ? ORDER BY id`,
-      ).run(from, lastId);
-    }
-    this.st("UPDATE fts_state SET indexed_upto = ? WHERE id = 1").run(lastId);
-    this.knownUpto = lastId;
-    return lastId - from;
+  deleteLastMessages(sessionId: string, count: number): void {
+    if (count <= 0) return;
+    this.submit({ sessionId, what: "session_update" }, () => {
+      // Counted when it runs, so messages queued before it are among the last ones.
+      const from = this.st(
+        "SELECT seq FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
+      ).get(sessionId, count - 1) as Row | undefined;
+      deleteMessagesFrom(this.st, sessionId, from ? Number(from.seq) : 0);
+    });
   }
 
   /** Brings the full-text indexes up to date (searches do this first); returns the id span indexed. */
   indexPending(): number {
-    const max = this.st("SELECT MAX(id) AS m FROM messages").get() as Row;
-    if (max.m === null || Number(max.m) <= this.indexedUpto()) return 0;
-    return this.tx(() => {
-      const top = Number((this.st("SELECT MAX(id) AS m FROM messages").get() as Row).m ?? 0);
-      return this.indexUpTo(top);
-    });
+    return this.fts.indexPending((fn) => this.tx(fn));
   }
 
   loadMessages(sessionId: string): StoredMessage[] {
-    return (this.st("SELECT * FROM messages WHERE session_id = ? ORDER BY seq").all(sessionId) as Row[]).map(
-      toMessage,
-    );
+    const waiting = this.catchUp(sessionId);
+    const rows = (
+      this.st("SELECT * FROM messages WHERE session_id = ? ORDER BY seq").all(sessionId) as Row[]
+    ).map(toMessage);
+    let seq = rows.at(-1)?.seq ?? -1;
+    for (const w of waiting) {
+      for (const message of w.messages ?? []) {
+        rows.push({ id: 0, sessionId, seq: ++seq, createdAt: w.createdAt ?? w.queuedAt, message });
+      }
+    }
+    return rows;
   }
 
   messagesAround(sessionId: string, aroundId: number, window: number): StoredMessage[] {
-    const at = this.st("SELECT seq FROM messages WHERE id = ? AND session_id = ?").get(aroundId, sessionId) as
-      | Row
-      | undefined;
-    if (!at) return [];
-    const seq = Number(at.seq);
-    return (
-      this.st("SELECT * FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq").all(
-        sessionId,
-        seq - window,
-        seq + window,
-      ) as Row[]
-    ).map(toMessage);
+    return messagesAround(this.st, sessionId, aroundId, window);
   }
 
   search(opts: SearchOptions): SearchHit[] {
-    const limit = Math.max(1, Math.min(opts.limit ?? 10, 100));
-    const text = opts.query.trim();
-    if (!text) return [];
-    try {
-      this.indexPending();
-    } catch {
-      // Busy with another writer: search what is indexed; the next search catches up.
-    }
-    const words = toFtsQuery(text);
-    // Words first (ranked by bm25); CJK text and substrings go through the trigram index.
-    const attempts: Array<{ table: string; q: string }> = [];
-    if (words && !CJK.test(text)) attempts.push({ table: "messages_fts", q: words });
-    if ([...text].length >= 3) attempts.push({ table: "messages_fts_trigram", q: trigramQuery(text) });
-    for (const { table, q } of attempts) {
-      const hits = runFtsSearch(this.db, table, q, opts, limit);
-      if (hits.length) return hits;
-    }
-    return [];
+    return this.fts.search(opts, (fn) => this.tx(fn));
   }
 
   stats(): StoreStats {
-    const one = (sql: string): Row => this.st(sql).get() as Row;
-    const bySource: Record<string, number> = {};
-    for (const r of this.st("SELECT source, COUNT(*) AS n FROM sessions GROUP BY source").all() as Row[]) {
-      bySource[String(r.source)] = Number(r.n);
-    }
-    let fileBytes = 0;
-    for (const suffix of ["", "-wal"]) {
-      try {
-        fileBytes += statSync(this.path + suffix).size;
-      } catch {
-        // No WAL right now.
-      }
-    }
-    const range = one("SELECT MIN(started_at) AS lo, MAX(started_at) AS hi FROM sessions");
-    return {
-      path: this.path,
-      sessions: Number(one("SELECT COUNT(*) AS n FROM sessions").n),
-      messages: Number(one("SELECT COUNT(*) AS n FROM messages").n),
-      bySource,
-      fileBytes,
-      oldestStartedAt: range.lo === null ? null : Number(range.lo),
-      newestStartedAt: range.hi === null ? null : Number(range.hi),
-    };
+    return readStats(this.st, this.path);
   }
 
   integrityCheck(): string {
@@ -497,16 +348,36 @@ export class SqliteSessionStore implements SessionStore {
     return rows.map((r) => String(Object.values(r)[0])).join("\n");
   }
 
-  close(): void {
-    if (this.wrote && this.db.isOpen) {
+  pendingWrites(sessionId?: string): number {
+    return this.queue.pending(sessionId);
+  }
+
+  watchWrites(sessionId: string, listener: (e: WriteEvent) => void): () => void {
+    return this.queue.watch(sessionId, listener);
+  }
+
+  flush(timeoutMs = this.closeWaitMs): Promise<number> {
+    return this.queue.flush(timeoutMs);
+  }
+
+  close(): CloseReport {
+    if (!this.db.isOpen) return { unwritten: [] };
+    const deadline = Date.now() + this.closeWaitMs;
+    while (this.queue.pending() > 0 && Date.now() < deadline) {
+      this.setBusyTimeout(deadline - Date.now());
+      this.queue.drainNow();
+    }
+    const left = this.queue.abandon();
+    this.setBusyTimeout(this.busyMs);
+    if (this.wrote) {
       try {
         this.indexPending();
       } catch {
         // Left for the next search or append, which index from the watermark.
       }
     }
-    this.stmts.clear();
-    if (this.db.isOpen) this.db.close();
+    this.db.close();
+    return { unwritten: left.map(({ sessionId, what }) => ({ sessionId, what })) };
   }
 }
 

@@ -1,7 +1,9 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
+import { lockFile } from "../../core/file-lock.js";
 import { ensureDir } from "../../core/fs.js";
+import { homePaths } from "../../core/home.js";
 import {
   groupAlive,
   killGroup,
@@ -172,7 +174,7 @@ export class ProcessRegistry {
 
   private persist(record: ProcessRecord): Promise<void> {
     const snapshot = { ...record };
-    this.saving = this.saving.then(() => saveProcessRecords(this.home, [snapshot]).catch(() => undefined));
+    this.saving = this.saving.then(() => saveLocked(this.home, [snapshot]).catch(() => undefined));
     return this.saving;
   }
 
@@ -325,6 +327,19 @@ export class ProcessRegistry {
     await Promise.race([Promise.all(ending.map((e) => e.exited)), new Promise((r) => setTimeout(r, 1_000))]);
     for (const e of running) if (e.record.detached) void e.watcher?.stop();
     await this.saving;
+  }
+}
+
+/**
+ * Merges records into processes.json holding `processes.json.lock`: the merge re-reads the file, and
+ * without the lock two Hermes processes saving at once would each drop the other's new records.
+ */
+async function saveLocked(home: string, records: readonly ProcessRecord[]): Promise<void> {
+  const release = await lockFile(`${homePaths(home).processes}.lock`);
+  try {
+    await saveProcessRecords(home, records);
+  } finally {
+    release();
   }
 }
 

@@ -1,0 +1,173 @@
+import type { ChatMessage } from "../../llm/types.js";
+import type { SessionRecord, UnwrittenWrite, WriteEvent } from "../store.js";
+
+/**
+ * Writes of this process that found state.db's write lock held by another process. They wait here,
+ * in the order they were made, and are retried on timers with backoff; a write made while any wait
+ * goes behind them, so nothing is ever stored out of order. Only "busy" failures wait: any other
+ * error of a queued write drops that write (retrying could not help) and is reported.
+ */
+
+/** One write, replayable: it runs inside a transaction and is re-run whole after a busy failure. */
+export interface QueuedWrite {
+  sessionId: string;
+  what: UnwrittenWrite["what"];
+  run: () => void;
+  /** Messages it appends, so reads of the session can account for them while they wait. */
+  messages?: readonly ChatMessage[];
+  createdAt?: number;
+  /** The row it creates, so the session can be read while it waits. */
+  session?: SessionRecord;
+  queuedAt: number;
+}
+
+export type WriteListener = (e: WriteEvent) => void;
+
+/** SQLITE_BUSY or SQLITE_LOCKED (any extended code): another connection holds a lock. */
+export function isBusy(err: unknown): boolean {
+  const code = ((err as { errcode?: number } | null)?.errcode ?? 0) & 0xff;
+  return code === 5 || code === 6;
+}
+
+const RETRY_FIRST_MS = 10;
+const RETRY_MAX_MS = 1_000;
+
+export class WriteQueue {
+  private readonly queue: QueuedWrite[] = [];
+  private readonly listeners = new Map<string, Set<WriteListener>>();
+  /** Writes of a session done from the queue since it last emptied for that session. */
+  private readonly caughtUp = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private backoff = RETRY_FIRST_MS;
+  private closed = false;
+
+  /** `attempt` runs a write in a transaction and throws what SQLite threw. */
+  constructor(private readonly attempt: (run: () => void) => void) {}
+
+  /** Writes waiting, of one session or of all. */
+  pending(sessionId?: string): number {
+    if (sessionId === undefined) return this.queue.length;
+    let n = 0;
+    for (const w of this.queue) if (w.sessionId === sessionId) n++;
+    return n;
+  }
+
+  waitingFor(sessionId: string): QueuedWrite[] {
+    return this.queue.filter((w) => w.sessionId === sessionId);
+  }
+
+  /** Queues a write that just failed as busy (or came while others wait) and arms the retry timer. */
+  push(write: QueuedWrite): void {
+    this.queue.push(write);
+    this.schedule();
+  }
+
+  /** Writes what waits, in order, until the lock is busy again. Returns true when nothing waits. */
+  drainNow(): boolean {
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      try {
+        this.attempt(head.run);
+      } catch (err) {
+        if (isBusy(err)) return false;
+        this.queue.shift();
+        this.emit(head.sessionId, {
+          type: "dropped",
+          sessionId: head.sessionId,
+          what: head.what,
+          reason: (err as Error).message,
+        });
+        this.settle(head.sessionId);
+        continue;
+      }
+      this.queue.shift();
+      this.caughtUp.set(head.sessionId, (this.caughtUp.get(head.sessionId) ?? 0) + 1);
+      this.settle(head.sessionId);
+    }
+    this.backoff = RETRY_FIRST_MS;
+    return true;
+  }
+
+  /** Resolves with what still waits once the queue is empty or `timeoutMs` has passed. */
+  async flush(timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let pause = RETRY_FIRST_MS;
+    while (!this.closed && !this.drainNow() && Date.now() < deadline) {
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.min(pause, Math.max(1, deadline - Date.now()))),
+      );
+      pause = Math.min(pause * 2, RETRY_MAX_MS);
+    }
+    return this.queue.length;
+  }
+
+  /** Tells `listener` what happens to the queued writes of `sessionId`; returns the unsubscribe. */
+  watch(sessionId: string, listener: WriteListener): () => void {
+    let set = this.listeners.get(sessionId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(sessionId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.listeners.get(sessionId) === set) this.listeners.delete(sessionId);
+    };
+  }
+
+  /** Gives up: stops retrying, reports each session's unwritten writes and returns them. */
+  abandon(): QueuedWrite[] {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const left = this.queue.splice(0);
+    const counts = new Map<string, number>();
+    for (const w of left) counts.set(w.sessionId, (counts.get(w.sessionId) ?? 0) + 1);
+    for (const [sessionId, count] of counts) this.emit(sessionId, { type: "abandoned", sessionId, count });
+    return left;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    const delay = this.backoff * (0.5 + Math.random());
+    this.backoff = Math.min(this.backoff * 2, RETRY_MAX_MS);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.drainNow()) return;
+      this.reportWaiting();
+      this.schedule();
+    }, delay);
+  }
+
+  /** Each session with writes still waiting hears how many and for how long. */
+  private reportWaiting(): void {
+    const now = Date.now();
+    const oldest = new Map<string, { since: number; count: number }>();
+    for (const w of this.queue) {
+      const seen = oldest.get(w.sessionId);
+      if (seen) seen.count++;
+      else oldest.set(w.sessionId, { since: w.queuedAt, count: 1 });
+    }
+    for (const [sessionId, { since, count }] of oldest) {
+      this.emit(sessionId, { type: "waiting", sessionId, pending: count, waitedMs: now - since });
+    }
+  }
+
+  /** When the last waiting write of a session is done, its watchers hear it is caught up. */
+  private settle(sessionId: string): void {
+    if (this.queue.some((w) => w.sessionId === sessionId)) return;
+    const count = this.caughtUp.get(sessionId) ?? 0;
+    this.caughtUp.delete(sessionId);
+    this.emit(sessionId, { type: "written", sessionId, count });
+  }
+
+  private emit(sessionId: string, e: WriteEvent): void {
+    for (const listener of [...(this.listeners.get(sessionId) ?? [])]) {
+      try {
+        listener(e);
+      } catch {
+        // A listener's failure is its own; the queue goes on.
+      }
+    }
+  }
+}
