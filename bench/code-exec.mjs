@@ -1,5 +1,6 @@
 // execute_code: RPC round trips per second from a script to a no-op tool, start-up overhead of one
-// run (empty script), and what one execute_code call saves against the same 10 tool calls made one
+// run (empty script), how soon a timeout or an interrupt returns while a setsid grandchild holds the
+// script's stdout, and what one execute_code call saves against the same 10 tool calls made one
 // per model turn (requests and bytes sent to the LLM, through the real agent against the fake
 // server). Figures only, no pass/fail. Run after a build (imports dist/).
 import { execFile, spawnSync } from "node:child_process";
@@ -22,7 +23,7 @@ const STARTS = Number(process.env.BENCH_RUNS ?? 20);
 const python = findPython("strict");
 
 /** runScript with one no-op tool, as execute_code runs it (minus argument parsing). */
-const run = (language, code, maxToolCalls = 10) =>
+const run = (language, code, maxToolCalls = 10, extra = {}) =>
   runScript({
     language,
     code,
@@ -33,6 +34,7 @@ const run = (language, code, maxToolCalls = 10) =>
     refuse: (name) => `unknown ${name}`,
     maxToolCalls,
     timeoutMs: 120_000,
+    ...extra,
   });
 
 /** Round-trip figures swing with vCPU scheduling: the median of a few runs, with the range. */
@@ -155,6 +157,34 @@ async function startup() {
   }
 }
 
+/**
+ * A script that starts `setsid sleep 30` (which keeps the script's stdout) and then sleeps: the
+ * time until the result with a 1 s timeout, and after an interrupt sent 1 s in.
+ */
+async function setsidGrandchild() {
+  const code = [
+    "import subprocess, time",
+    "subprocess.Popen(['setsid', 'sleep', '30'])",
+    "print('started', flush=True)",
+    "time.sleep(60)",
+  ].join("\n");
+  let t0 = performance.now();
+  const timedOut = await run("python", code, 10, { timeoutMs: 1_000 });
+  const timeoutMs = performance.now() - t0;
+  if (timedOut.status !== "timeout") throw new Error(`expected a timeout: ${JSON.stringify(timedOut)}`);
+  const abort = new AbortController();
+  setTimeout(() => abort.abort(), 1_000);
+  t0 = performance.now();
+  const interrupted = await run("python", code, 10, { signal: abort.signal });
+  const interruptMs = performance.now() - t0 - 1_000;
+  if (interrupted.status !== "interrupted")
+    throw new Error(`expected an interrupt: ${JSON.stringify(interrupted)}`);
+  console.log(
+    `execute_code with a setsid grandchild holding stdout: 1 s timeout returns after ${fmt(timeoutMs / 1000, 2)} s; ` +
+      `an interrupt returns ${fmt(interruptMs, 0)} ms after it is sent`,
+  );
+}
+
 /** Ten source files to read, and the task both ways: one read per turn, or one script. */
 async function comparison() {
   const project = mkdtempSync(join(tmpdir(), "hermes-bench-code-"));
@@ -221,5 +251,6 @@ if (!python) console.log("execute_code bench: no python3 found; skipped");
 else {
   await roundTrips();
   await startup();
+  await setsidGrandchild();
   await comparison();
 }

@@ -162,8 +162,11 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
     const depth = lim.depth + 1;
     const role = effectiveRole(spec.role, depth, lim.maxSpawnDepth, cfg.orchestrator_enabled);
     const target = cfg.model ? { ...parent.options.target, model: cfg.model } : parent.options.target;
-    const env = parent.options.environments.get(parent.taskId);
     const sessionId = randomUUID();
+    // Its own cwd and variables, starting from the parent's: concurrent children cannot undo
+    // each other's `cd`/`export`, nor the parent's.
+    const taskId = `${parent.taskId}/${sessionId}`;
+    const env = parent.options.environments.fork(parent.taskId, taskId);
     const toolsUsed = new Set<string>();
     const filesTouched = new Set<string>();
     const started = Date.now();
@@ -177,8 +180,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       home: parent.options.home,
       environments: parent.options.environments,
       platform: parent.options.platform ?? "cli",
-      // Same terminal/file state (cwd) as the parent, fresh conversation.
-      taskId: parent.taskId,
+      taskId,
       sessionId,
       systemPrompt: buildSubagentPrompt({
         goal: spec.goal,
@@ -221,6 +223,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
         ? factory(options, { parentSessionId: parent.sessionId, depth })
         : parent.create(options);
     } catch (err) {
+      await parent.options.environments.release(taskId);
       return {
         ...base,
         status: "failed",
@@ -304,6 +307,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       if (timeout) clearTimeout(timeout);
       signal.removeEventListener("abort", onAbort);
       active.delete(sessionId);
+      await parent.options.environments.release(taskId);
       parent.emit({
         type: "subagent",
         phase: "end",

@@ -18,7 +18,8 @@ export interface EnvironmentFactoryOptions {
 /**
  * The execution environments of one Hermes run, chosen by `terminal.backend` (local | ssh | docker).
  * Throws an Error naming the config key when the backend cannot be set up (e.g. ssh without a host).
- * `disposeAll` also ends this run's background processes (except `nohup` ones).
+ * `release` disposes one task's environment (a finished conversation or subagent); `disposeAll`
+ * disposes all of them and also ends this run's background processes (except `nohup` ones).
  */
 export function createEnvironmentProvider(
   config: HermesConfig,
@@ -63,6 +64,8 @@ export function createEnvironmentProvider(
   }
   return {
     get: (taskId) => inner.get(taskId),
+    fork: (parentTaskId, childTaskId) => inner.fork(parentTaskId, childTaskId),
+    release: (taskId) => inner.release(taskId),
     async disposeAll() {
       await Promise.all([inner.disposeAll(), shutdownProcessRegistry(options.home)]);
     },

@@ -5,8 +5,10 @@ import { homedir, release, tmpdir, type, userInfo } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ensureDir } from "../../core/fs.js";
 import { OutputCollector } from "./output-collector.js";
+import { killHolders, outputEnds } from "./pipe-holders.js";
 import { killGroup, terminateGroup, trackGroup, untrackGroup } from "./process-groups.js";
-import { loadPty, PtyUnavailableError } from "./pty.js";
+import { loadPty, type PtySpawn, PtyUnavailableError } from "./pty.js";
+import { RunQueue } from "./run-queue.js";
 import { perTaskProvider } from "./shared.js";
 import { buildBaseEnv, buildWrapperScript, findShell, shQuote } from "./shell-state.js";
 import { SpillWriter } from "./spill-writer.js";
@@ -49,6 +51,9 @@ export const KILL_GRACE_MS = 2_000;
 const DRAIN_MS = 250;
 /** After a kill, resolve this soon even if the shell has not died yet. */
 const KILL_SETTLE_MS = 800;
+const CLOSED = "This task's environment has been closed.";
+/** How long dispose keeps killing what still holds a command's output. */
+const LEFTOVER_WAIT_MS = 1_000;
 /** What programs in a pseudo-terminal are told they talk to. */
 const PTY_ENV = { TERM: "xterm-256color" };
 
@@ -66,10 +71,17 @@ function expandHome(path: string, home: string): string {
   return path;
 }
 
+/** Where a forked environment starts: its parent's cwd and saved variables (read at fork time). */
+interface LocalSeed {
+  cwd: string;
+  snapshot: Promise<string | undefined>;
+}
+
 /**
  * Runs commands on this machine. Each command is a fresh `bash -c` in its own process group that
  * first restores the task's saved cwd and exported variables and saves them again afterwards, so
  * state persists while no process outlives its call (unless it was put in the background).
+ * Commands run one at a time (see RunQueue); everything else never waits for them.
  */
 export class LocalEnvironment implements ExecutionEnvironment {
   readonly backend = "local";
@@ -83,11 +95,21 @@ export class LocalEnvironment implements ExecutionEnvironment {
   private seq = 0;
   /** Process groups that may still have members (running commands, background leftovers). */
   private readonly groups = new Set<number>();
+  /** Commands whose output is still held open, by leftovers that may have left their group. */
+  private readonly openEnds = new Map<number, { ends: string[]; closed: Promise<void> }>();
+  private readonly queue = new RunQueue();
+  /** Aborted by dispose: waiting commands give up, nothing new starts. */
+  private readonly closing = new AbortController();
+  private seedSnapshot: Promise<string | undefined> | undefined;
 
-  constructor(options: LocalEnvironmentOptions) {
+  constructor(
+    private readonly options: LocalEnvironmentOptions,
+    seed?: LocalSeed,
+  ) {
     this.home = options.home ?? homedir();
     this.initialCwd = resolve(expandHome(options.cwd || ".", this.home));
-    this.cwd = this.initialCwd;
+    this.cwd = seed?.cwd ?? this.initialCwd;
+    this.seedSnapshot = seed?.snapshot;
     this.baseEnv = buildBaseEnv(options.sourceEnv ?? process.env, options.envPassthrough ?? [], options.home);
     this.captureCap = 2 * Math.max(1_000, options.maxOutputBytes ?? 50_000);
     this.shell = options.shell ?? findShell();
@@ -102,14 +124,40 @@ export class LocalEnvironment implements ExecutionEnvironment {
     return isAbsolute(expanded) ? resolve(expanded) : resolve(this.cwd, expanded);
   }
 
+  /**
+   * A separate environment for a subagent: it starts in this one's cwd with its saved variables,
+   * and from then on neither sees the other's `cd` or `export`.
+   */
+  fork(): LocalEnvironment {
+    const snapshot = (async () => {
+      const dir = await this.stateDir?.catch(() => undefined);
+      return dir ? readFile(join(dir, "env.sh"), "utf8").catch(() => undefined) : undefined;
+    })();
+    return new LocalEnvironment(this.options, { cwd: this.cwd, snapshot });
+  }
+
   async run(command: string, options: RunOptions): Promise<RunResult> {
+    const interrupted = (): RunResult =>
+      runResult(performance.now(), this.cwd, "", null, { interrupted: true });
+    const closing = this.closing.signal;
+    if (options.signal?.aborted || closing.aborted) return interrupted();
+    const pty = options.pty ? await loadPty() : undefined;
+    if (pty instanceof PtyUnavailableError) throw pty;
+    const signal = options.signal ? AbortSignal.any([options.signal, closing]) : closing;
+    const release = await this.queue.acquire(signal);
+    if (!release) return interrupted();
+    try {
+      return await this.runNow(command, { ...options, signal }, pty);
+    } finally {
+      release();
+    }
+  }
+
+  /** One command, with the queue held: restores the state, runs, and saves the state. */
+  private async runNow(command: string, options: RunOptions, pty: PtySpawn | undefined): Promise<RunResult> {
     const started = performance.now();
     const result = (output: string, exitCode: number | null, extra: Partial<RunResult> = {}): RunResult =>
       runResult(started, this.cwd, output, exitCode, extra);
-    if (options.signal?.aborted) return result("", null, { interrupted: true });
-    const pty = options.pty ? await loadPty() : undefined;
-    if (pty instanceof PtyUnavailableError) throw pty;
-
     const where = this.runDirectory(options.workdir);
     if ("error" in where) return result(where.error, 1);
     const dir = await this.ensureStateDir();
@@ -144,6 +192,10 @@ export class LocalEnvironment implements ExecutionEnvironment {
         stdio: ["ignore", "pipe", "pipe"],
       });
       child.stdout?.once("close", () => this.forget(child.pid));
+      if (child.pid !== undefined) {
+        const closed = new Promise<void>((resolveClose) => child.once("close", () => resolveClose()));
+        this.openEnds.set(child.pid, { ends: outputEnds(child.pid), closed });
+      }
       proc = fromChildProcess(child);
     }
     const pid = proc.pid;
@@ -188,10 +240,16 @@ export class LocalEnvironment implements ExecutionEnvironment {
   private forget(pid: number | undefined): void {
     if (pid === undefined) return;
     this.groups.delete(pid);
+    this.openEnds.delete(pid);
     untrackGroup(pid);
   }
 
+  /**
+   * Does not queue behind a running command: a server started meanwhile gets the state the last
+   * finished command left (its snapshot is renamed into place whole, so it is never half-written).
+   */
   async backgroundSpec(workdir?: string): Promise<BackgroundSpec> {
+    if (this.closing.signal.aborted) throw new Error(CLOSED);
     const where = this.runDirectory(workdir);
     if ("error" in where) throw new Error(where.error.trim());
     const snapshot = join(await this.ensureStateDir(), "env.sh");
@@ -229,9 +287,17 @@ export class LocalEnvironment implements ExecutionEnvironment {
       if (current && existsSync(current)) return current;
       if (this.stateDir !== pending) return this.ensureStateDir();
     }
+    // Made after dispose, the directory would never be removed.
+    if (this.closing.signal.aborted) throw new Error(CLOSED);
     // mkdtemp creates the directory with mode 0700: the snapshot may hold passthrough secrets.
     // The promise is shared so that concurrent first runs make one directory.
-    this.stateDir = mkdtemp(join(tmpdir(), "hermes-shell-"));
+    const seed = this.seedSnapshot;
+    this.seedSnapshot = undefined;
+    this.stateDir = mkdtemp(join(tmpdir(), "hermes-shell-")).then(async (dir) => {
+      const snapshot = await seed;
+      if (snapshot !== undefined) await writeFile(join(dir, "env.sh"), snapshot, { mode: 0o600 });
+      return dir;
+    });
     return this.stateDir;
   }
 
@@ -273,12 +339,17 @@ export class LocalEnvironment implements ExecutionEnvironment {
     return { os: `${type()} ${release()}`, user, home: this.home, cwd: this.cwd };
   }
 
+  /** Kills what the task's commands left running (their groups, and whatever still holds their output). */
   async dispose(): Promise<void> {
+    this.closing.abort();
     for (const pid of this.groups) {
       killGroup(pid, "SIGKILL");
       untrackGroup(pid);
     }
     this.groups.clear();
+    const open = [...this.openEnds.values()];
+    this.openEnds.clear();
+    await Promise.all(open.map((o) => killHolders(o.ends, o.closed, LEFTOVER_WAIT_MS)));
     const dir = await this.stateDir?.catch(() => undefined);
     this.stateDir = undefined;
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);

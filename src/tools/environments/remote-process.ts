@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { parseMarker, type RunMarker } from "./remote-script.js";
-import { releaseStreams, type Supervised } from "./supervise.js";
+import { type OutputStream, releaseStreams, type Supervised } from "./supervise.js";
 
 /** The promise's value, or undefined as soon as the signal aborts (connecting can take a while). */
 export function untilAborted<T>(
@@ -34,7 +34,7 @@ export function remoteProcess(
   marker: RunMarker,
   onDone: (done: { status: number; cwd: string }) => void,
 ): Supervised {
-  let output: ((chunk: Buffer | string) => void) | undefined;
+  let output: ((chunk: Buffer | string, stream: OutputStream) => void) | undefined;
   const exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
   let exited = false;
   const fireExit = (code: number | null, signal: NodeJS.Signals | null): void => {
@@ -53,7 +53,7 @@ export function remoteProcess(
           onDone(done);
           fireExit(done.status, null);
         }
-      } else output?.(`${line}\n`);
+      } else output?.(`${line}\n`, "stderr");
     }
   };
   child.once("exit", (code, signal) => fireExit(code, signal));
@@ -61,7 +61,7 @@ export function remoteProcess(
     pid: child.pid,
     onOutput(fn) {
       output = fn;
-      child.stdout?.on("data", fn);
+      child.stdout?.on("data", (chunk: Buffer) => fn(chunk, "stdout"));
       child.stderr?.on("data", onStderr);
     },
     onExit: (fn) => {
@@ -69,7 +69,7 @@ export function remoteProcess(
     },
     onClose: (fn) =>
       child.once("close", () => {
-        if (partial) output?.(partial);
+        if (partial) output?.(partial, "stderr");
         partial = "";
         fn();
       }),

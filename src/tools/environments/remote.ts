@@ -19,7 +19,9 @@ import {
   statScript,
   writeScript,
 } from "./remote-script.js";
+import { RunQueue } from "./run-queue.js";
 import { SharedAttempt } from "./shared.js";
+import { shQuote } from "./shell-state.js";
 import { SpillWriter } from "./spill-writer.js";
 import { runResult, supervise, supervisedResult } from "./supervise.js";
 import type { EnvironmentProbe, ExecutionEnvironment, FileStat, RunOptions, RunResult } from "./types.js";
@@ -45,6 +47,8 @@ export interface RemoteEnvironmentOptions {
   maxOutputBytes?: number;
   /** Close the transport on dispose (false when several tasks share one ssh connection). */
   ownsTransport?: boolean;
+  /** A forked environment's parent: its saved variables are copied on the first contact. */
+  parent?: RemoteEnvironment;
 }
 
 const KILL_GRACE_S = 2;
@@ -53,6 +57,7 @@ const DRAIN_MS = 250;
 /** File operations and clean-up: a live connection answers far sooner. */
 const OP_TIMEOUT_MS = 60_000;
 const MAX_STDERR = 64 * 1024;
+const CLOSED = "This task's environment has been closed.";
 
 interface ExecResult {
   code: number | null;
@@ -63,8 +68,9 @@ interface ExecResult {
 /**
  * An environment on another machine or in a container, driven through a transport with POSIX sh
  * scripts: the same persistent cwd and variables as the local backend (state files in a private
- * temp dir over there), one process group per command killed over a second connection on timeout
- * or interrupt, and file access through `cat`, `stat` and `mkdir -p`.
+ * temp dir over there, commands one at a time as RunQueue explains), one process group per command
+ * killed over a second connection on timeout or interrupt, and file access through `cat`, `stat`
+ * and `mkdir -p`.
  */
 export class RemoteEnvironment implements ExecutionEnvironment {
   readonly backend: string;
@@ -77,6 +83,9 @@ export class RemoteEnvironment implements ExecutionEnvironment {
   private seq = 0;
   /** ssh/docker clients still attached to a finished command's background children, or killers. */
   private readonly lingering = new Set<ChildProcess>();
+  private readonly queue = new RunQueue();
+  /** Aborted by dispose: waiting commands give up, nothing new connects. */
+  private readonly closing = new AbortController();
 
   constructor(private readonly options: RemoteEnvironmentOptions) {
     this.backend = options.backend;
@@ -102,18 +111,33 @@ export class RemoteEnvironment implements ExecutionEnvironment {
     return posix.resolve(this.cwd, p);
   }
 
+  /**
+   * A subagent's environment over the same transport (same host or container, which stays open
+   * with the parent): its own state dir, starting in this cwd with this one's saved variables.
+   */
+  fork(): RemoteEnvironment {
+    return new RemoteEnvironment({ ...this.options, cwd: this.cwd, ownsTransport: false, parent: this });
+  }
+
   /** Connects once and learns the remote facts; a failure is retried on the next call. */
   private ready(): Promise<RemoteFacts> {
+    if (this.closing.signal.aborted) return Promise.reject(new Error(CLOSED));
     return this.facts.get();
   }
 
   private async bootstrap(): Promise<RemoteFacts> {
+    // The parent's state dir is read now, at the fork's first contact, before this one exists.
+    const seed = this.options.parent?.known?.stateDir;
     await this.transport.connect();
     const res = await this.exec(BOOTSTRAP_SCRIPT);
     const facts = res.code === 0 ? parseBootstrap(res.stdout.toString("utf8")) : undefined;
     if (!facts) {
       const why = res.stderr.trim() || res.stdout.toString("utf8").trim() || `exit status ${res.code}`;
       throw new Error(`${this.transport.label}: could not prepare a shell (${why})`);
+    }
+    if (seed) {
+      const copy = `[ ! -f ${shQuote(`${seed}/env.sh`)} ] || cp ${shQuote(`${seed}/env.sh`)} ${shQuote(`${facts.stateDir}/env.sh`)}`;
+      await this.exec(copy).catch(() => undefined);
     }
     this.known = facts;
     this.initialCwd = this.resolvePath(this.initialCwd);
@@ -122,13 +146,26 @@ export class RemoteEnvironment implements ExecutionEnvironment {
   }
 
   async run(command: string, options: RunOptions): Promise<RunResult> {
-    const started = performance.now();
-    const result = (output: string, exitCode: number | null, extra: Partial<RunResult> = {}): RunResult =>
-      runResult(started, this.cwd, output, exitCode, extra);
+    const interrupted = (): RunResult =>
+      runResult(performance.now(), this.cwd, "", null, { interrupted: true });
     if (options.pty) throw new PtyUnavailableError(`the ${this.backend} backend runs commands without a PTY`);
-    if (options.signal?.aborted) return result("", null, { interrupted: true });
-    const facts = await untilAborted(this.ready(), options.signal);
-    if (!facts) return result("", null, { interrupted: true });
+    const closing = this.closing.signal;
+    if (options.signal?.aborted || closing.aborted) return interrupted();
+    const signal = options.signal ? AbortSignal.any([options.signal, closing]) : closing;
+    const facts = await untilAborted(this.ready(), signal);
+    if (!facts) return interrupted();
+    const release = await this.queue.acquire(signal);
+    if (!release) return interrupted();
+    try {
+      return await this.runNow(facts, command, { ...options, signal });
+    } finally {
+      release();
+    }
+  }
+
+  /** One command, with the queue held. */
+  private async runNow(facts: RemoteFacts, command: string, options: RunOptions): Promise<RunResult> {
+    const started = performance.now();
     const id = ++this.seq;
     const marker = newMarker();
     const workdir = options.workdir === undefined ? undefined : this.resolvePath(options.workdir);
@@ -267,6 +304,9 @@ export class RemoteEnvironment implements ExecutionEnvironment {
   }
 
   async dispose(): Promise<void> {
+    this.closing.abort();
+    // A first contact still under way would leave a state dir behind: let it finish first.
+    await this.facts.peek()?.catch(() => undefined);
     const facts = this.known;
     this.facts.reset();
     this.known = undefined;

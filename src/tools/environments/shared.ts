@@ -2,23 +2,43 @@ import type { EnvironmentProvider, ExecutionEnvironment } from "./types.js";
 
 /** Pieces every backend shares: one environment per task id, connecting once. */
 
+/** An environment that can start a subagent's own environment from its current state. */
+export interface Forkable<E> extends ExecutionEnvironment {
+  fork(): E;
+}
+
 /**
- * One environment per task id, created on first use (subagents share their parent's task id, so
- * its cwd). `onDisposeAll` closes what the environments share (an ssh master connection).
+ * One environment per task id, created on first use; a subagent's is forked from its parent's.
+ * `onDisposeAll` closes what the environments share (an ssh master connection).
  */
-export function perTaskProvider<E extends ExecutionEnvironment>(
+export function perTaskProvider<E extends Forkable<E>>(
   create: (taskId: string) => E,
   onDisposeAll?: () => Promise<void>,
 ): EnvironmentProvider {
   const envs = new Map<string, E>();
+  const get = (taskId: string): E => {
+    let env = envs.get(taskId);
+    if (!env) {
+      env = create(taskId);
+      envs.set(taskId, env);
+    }
+    return env;
+  };
   return {
-    get(taskId: string): ExecutionEnvironment {
-      let env = envs.get(taskId);
+    get,
+    fork(parentTaskId: string, childTaskId: string): ExecutionEnvironment {
+      let env = envs.get(childTaskId);
       if (!env) {
-        env = create(taskId);
-        envs.set(taskId, env);
+        env = get(parentTaskId).fork();
+        envs.set(childTaskId, env);
       }
       return env;
+    },
+    async release(taskId: string): Promise<void> {
+      const env = envs.get(taskId);
+      if (!env) return;
+      envs.delete(taskId);
+      await env.dispose().catch(() => undefined);
     },
     async disposeAll(): Promise<void> {
       const all = [...envs.values()];
@@ -46,6 +66,11 @@ export class SharedAttempt<T> {
       if (this.pending === pending) this.pending = undefined;
     });
     return pending;
+  }
+
+  /** The attempt under way or succeeded, if any, without starting one. */
+  peek(): Promise<T> | undefined {
+    return this.pending;
   }
 
   /** Forgets the outcome: the next `get` tries again. */

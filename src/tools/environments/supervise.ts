@@ -6,16 +6,23 @@ import type { IPty } from "./pty.js";
 import type { RunResult } from "./types.js";
 
 /**
- * Waiting for one command: output into a collector, a timeout and an abort signal that kill it,
- * whether it runs on pipes (a child process, maybe an ssh client) or in a pseudo-terminal.
+ * Waiting for one command (a terminal command or an execute_code script): output into a sink, a
+ * timeout and an abort signal that kill it, whether it runs on pipes (a child process, maybe an ssh
+ * client) or in a pseudo-terminal.
  */
 
 export type KillReason = "timeout" | "interrupt";
+export type OutputStream = "stdout" | "stderr";
+
+/** Where supervision puts output: one merged capture (terminal) or one per stream (execute_code). */
+export interface OutputSink {
+  push(chunk: Buffer | string, stream: OutputStream): void;
+}
 
 /** The parts of a running process that supervision needs, over pipes or a PTY. */
 export interface Supervised {
   readonly pid: number | undefined;
-  onOutput(listener: (chunk: Buffer | string) => void): void;
+  onOutput(listener: (chunk: Buffer | string, stream: OutputStream) => void): void;
   onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   /** Every output stream has ended. */
   onClose(listener: () => void): void;
@@ -37,6 +44,8 @@ export interface SuperviseOptions {
 
 export interface Supervision {
   exitCode: number | null;
+  /** The signal that ended the process, when one did (then `exitCode` is 128 + its number). */
+  exitSignal?: NodeJS.Signals;
   killedBy: KillReason | undefined;
   /** The process could not be started. */
   spawnError?: Error;
@@ -98,8 +107,8 @@ export function fromChildProcess(child: ChildProcess): Supervised {
   return {
     pid: child.pid,
     onOutput(fn) {
-      child.stdout?.on("data", fn);
-      child.stderr?.on("data", fn);
+      child.stdout?.on("data", (chunk: Buffer) => fn(chunk, "stdout"));
+      child.stderr?.on("data", (chunk: Buffer) => fn(chunk, "stderr"));
     },
     onExit: (fn) => child.once("exit", fn),
     onClose: (fn) => child.once("close", fn),
@@ -122,7 +131,7 @@ export function fromPty(pty: IPty): Supervised {
   return {
     pid: pty.pid,
     onOutput: (fn) => {
-      subscriptions.push(pty.onData(fn));
+      subscriptions.push(pty.onData((chunk) => fn(chunk, "stdout")));
     },
     onExit: (fn) => {
       exitListeners.push(fn);
@@ -141,12 +150,13 @@ export function fromPty(pty: IPty): Supervised {
 /** Waits for the command, enforcing the timeout and the abort signal. Never rejects. */
 export function supervise(
   proc: Supervised,
-  collector: OutputCollector,
+  sink: OutputSink,
   options: SuperviseOptions,
 ): Promise<Supervision> {
   return new Promise<Supervision>((resolveRun) => {
     let killedBy: KillReason | undefined;
     let exitCode: number | null = null;
+    let exitSignal: NodeJS.Signals | null = null;
     let spawnError: Error | undefined;
     let exited = false;
     let done = false;
@@ -158,7 +168,12 @@ export function supervise(
       for (const t of timers) clearTimeout(t);
       options.signal?.removeEventListener("abort", onAbort);
       proc.detach();
-      resolveRun({ exitCode, killedBy, ...(spawnError ? { spawnError } : {}) });
+      resolveRun({
+        exitCode,
+        killedBy,
+        ...(exitSignal ? { exitSignal } : {}),
+        ...(spawnError ? { spawnError } : {}),
+      });
     };
     const kill = (why: KillReason): void => {
       if (exited || killedBy || done) return;
@@ -168,7 +183,7 @@ export function supervise(
     };
     const onAbort = (): void => kill("interrupt");
 
-    proc.onOutput((chunk) => collector.push(chunk));
+    proc.onOutput((chunk, stream) => sink.push(chunk, stream));
     proc.onError((err) => {
       spawnError = err;
       exitCode = 127;
@@ -177,6 +192,7 @@ export function supervise(
     proc.onExit((code, signal) => {
       exited = true;
       exitCode = code ?? signalStatus(signal);
+      exitSignal = code === null ? signal : null;
       timers.push(setTimeout(finish, killedBy ? 50 : options.drainMs));
     });
     proc.onClose(() => {

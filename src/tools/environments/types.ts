@@ -86,12 +86,29 @@ export interface ExecutionEnvironment {
    * the environment, where the file tools can read it, and returns its path there.
    */
   storeOutput?(localPath: string): Promise<string>;
-  /** Kills anything still running and removes temporary state. */
+  /**
+   * Kills what the task's commands still have running (a command in progress, children they left
+   * holding their output) and removes the task's temporary state (its container, on docker).
+   * Afterwards commands no longer run here: waiting ones return as interrupted.
+   */
   dispose(): Promise<void>;
 }
 
-/** Hands out one environment per task id (subagents share their parent's task id, so its cwd). */
+/** Hands out one environment per task id. */
 export interface EnvironmentProvider {
+  /** The task's environment, created on first use. */
   get(taskId: string): ExecutionEnvironment;
+  /**
+   * A subagent's environment under its own task id: on the same machine (or container) as the
+   * parent's, starting in the parent's cwd with its exported variables, then independent of it,
+   * so concurrent subagents never undo each other's `cd` or `export`. Release it when done.
+   */
+  fork(parentTaskId: string, childTaskId: string): ExecutionEnvironment;
+  /**
+   * Disposes one task's environment (see `dispose`); a later `get` starts a fresh one. Processes
+   * started with `terminal(background=true)` belong to the Hermes run, not to the task, and are
+   * left to `disposeAll`. Never rejects.
+   */
+  release(taskId: string): Promise<void>;
   disposeAll(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -12,6 +12,7 @@ import {
 } from "../../../src/tools/environments/docker.js";
 import type { EnvironmentProvider } from "../../../src/tools/environments/types.js";
 import { isAlive } from "../helpers.js";
+import { installFakeDocker } from "./backends.js";
 
 /**
  * The docker backend. A real daemon is used when `docker info` works; otherwise those tests are
@@ -29,31 +30,6 @@ const settings = (extra: Partial<DockerSettings> = {}): DockerSettings => ({
   hostCwd: "/srv/project",
   ...extra,
 });
-
-const FAKE_DOCKER = `#!/bin/sh
-state=__STATE__
-cmd=$1; shift
-case "$cmd" in
-  run)
-    all="$*"
-    printf '%s\\n' "$all" >> "$state/run-args"
-    name=""
-    while [ $# -gt 0 ]; do
-      case "$1" in --name) name=$2; shift 2;; *) shift;; esac
-    done
-    case "$all" in *broken*) echo "docker: Error response from daemon: pull access denied for broken" >&2; exit 125;; esac
-    mkdir "$state/$name" && echo 0123456789ab;;
-  exec)
-    [ "$1" = -i ] && shift
-    name=$1; shift
-    [ -d "$state/$name" ] || { echo "Error response from daemon: No such container: $name" >&2; exit 1; }
-    exec "$@";;
-  rm)
-    [ "$1" = -f ] && shift
-    rm -rf "$state/$1"; echo "$1";;
-  *) echo "fake docker: unsupported $cmd" >&2; exit 1;;
-esac
-`;
 
 describe("docker run arguments", () => {
   it("follows the terminal.* settings", () => {
@@ -87,8 +63,7 @@ describe("docker backend (stand-in docker CLI)", () => {
 
   beforeEach(async () => {
     state = await realpath(await mkdtemp(join(tmpdir(), "hermes-fake-docker-")));
-    await writeFile(join(state, "docker"), FAKE_DOCKER.replace("__STATE__", JSON.stringify(state)));
-    await chmod(join(state, "docker"), 0o755);
+    await installFakeDocker(state);
     provider = make();
   });
   afterEach(async () => {

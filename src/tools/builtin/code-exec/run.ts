@@ -1,7 +1,10 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killHolders, outputEnds, signalHolders } from "../../environments/pipe-holders.js";
+import { killGroup, terminateGroup, trackGroup, untrackGroup } from "../../environments/process-groups.js";
+import { fromChildProcess, supervise } from "../../environments/supervise.js";
 import { launchPlan } from "./launch.js";
 import { KILL_GRACE_MS, MAX_STDERR_BYTES, MAX_STDOUT_BYTES, OutputCapture } from "./limits.js";
 import { type RpcReply, startRpcServer } from "./rpc-server.js";
@@ -64,21 +67,6 @@ async function prepareDir(dir: string, opts: RunScriptOptions): Promise<string> 
   return join(dir, "script.mjs");
 }
 
-/** Signals the child's whole process group (the child leads it; see launch.ts). */
-function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, sig);
-  } catch {
-    // No such group yet (the interpreter has not made it) or already gone: signal the child itself.
-    try {
-      process.kill(child.pid, sig);
-    } catch {
-      // already gone
-    }
-  }
-}
-
 /**
  * Runs one script in a fresh child process with a private temp dir (script, generated module,
  * socket), serving its tool calls until it exits. The temp dir is removed in every case.
@@ -113,7 +101,7 @@ export async function runScript(opts: RunScriptOptions): Promise<ScriptOutcome> 
     const socketPath = join(dir, "rpc.sock");
     const server = await startRpcServer(socketPath, handler);
     try {
-      return await supervise(opts, scriptPath, opts.cwd ?? dir, opts.env(socketPath), outcome);
+      return await superviseScript(opts, scriptPath, opts.cwd ?? dir, opts.env(socketPath), outcome);
     } finally {
       gone.abort();
       await server.close();
@@ -125,8 +113,18 @@ export async function runScript(opts: RunScriptOptions): Promise<ScriptOutcome> 
   }
 }
 
-/** Spawns the script and waits for it, enforcing the timeout and the interrupt. */
-function supervise(
+/** After the script exits, how long output held open by a leftover (setsid) child is waited for. */
+const DRAIN_MS = 200;
+/** How long the leftovers holding the script's output get to die once killed. */
+const LEFTOVER_WAIT_MS = 1_000;
+
+/**
+ * Spawns the script and waits for it with the terminal's supervisor: the timeout (SIGTERM, then
+ * SIGKILL after the grace) and the interrupt (SIGKILL) reach its process group and anything that
+ * still holds its output, so a server started with setsid can neither hold up the result nor
+ * outlive the run.
+ */
+async function superviseScript(
   opts: RunScriptOptions,
   scriptPath: string,
   cwd: string,
@@ -135,54 +133,74 @@ function supervise(
 ): Promise<ScriptOutcome> {
   const stdout = new OutputCapture(opts.maxStdoutBytes ?? MAX_STDOUT_BYTES, "stdout");
   const stderr = new OutputCapture(opts.maxStderrBytes ?? MAX_STDERR_BYTES, "stderr");
-  return new Promise((resolve) => {
-    const plan = launchPlan(opts.language, scriptPath);
-    const child = spawn(opts.interpreter, plan.args, {
-      cwd,
-      env,
-      detached: plan.detached,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let ended: "timeout" | "interrupted" | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    child.stdout.on("data", (d: Buffer) => stdout.push(d));
-    child.stderr.on("data", (d: Buffer) => stderr.push(d));
-    const timer = setTimeout(() => {
-      ended = "timeout";
-      killGroup(child, "SIGTERM");
-      killTimer = setTimeout(() => killGroup(child, "SIGKILL"), opts.killGraceMs ?? KILL_GRACE_MS);
-    }, opts.timeoutMs);
-    const onAbort = (): void => {
-      ended ??= "interrupted";
-      killGroup(child, "SIGKILL");
-    };
-    opts.signal?.addEventListener("abort", onAbort, { once: true });
-    // Leftover children of the script (a background `&`) hold the pipes open: end the group with it.
-    child.on("exit", () => killGroup(child, "SIGKILL"));
-    const finish = (result: ScriptOutcome): void => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      resolve(result);
-    };
-    child.on("error", (err) => {
-      killGroup(child, "SIGKILL");
-      finish(outcome("error", "", `Could not start ${opts.interpreter}: ${err.message}`));
-    });
-    child.on("close", (code, sig) => {
-      const out = stdout.text();
-      const err = stderr.text().trimEnd();
-      const withStderr = (note: string): string => (err ? `${note}\n${err}` : note);
-      if (ended === "interrupted") return finish(outcome("interrupted", out, INTERRUPTED_NOTE));
-      if (ended === "timeout") {
-        const secs = Math.round(opts.timeoutMs / 100) / 10;
-        return finish(
-          outcome("timeout", out, withStderr(`Script exceeded its ${secs}s time limit and was killed.`)),
-        );
-      }
-      if (code === 0) return finish(outcome("success", out));
-      const how = code === null ? `was killed by ${sig}` : `exited with code ${code}`;
-      finish(outcome("error", out, err || `Script ${how} without an error message.`));
-    });
+  const grace = opts.killGraceMs ?? KILL_GRACE_MS;
+  const plan = launchPlan(opts.language, scriptPath);
+  const child = spawn(opts.interpreter, plan.args, {
+    cwd,
+    env,
+    detached: plan.detached,
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  const pid = child.pid;
+  // Read while the script surely lives: these ends are how leftovers outside its group are found.
+  const ends = outputEnds(pid);
+  let outputOpen = true;
+  const closed = new Promise<void>((resolveClose) =>
+    child.once("close", () => {
+      outputOpen = false;
+      resolveClose();
+    }),
+  );
+  if (pid !== undefined) trackGroup(pid);
+  // Leftover children of the script (a background `&`) hold the pipes open: end the group with it.
+  child.once("exit", () => {
+    if (pid !== undefined) killGroup(pid, "SIGKILL");
+  });
+  let timedOut = false;
+  const killNow = (): void => {
+    if (pid !== undefined) killGroup(pid, "SIGKILL");
+    signalHolders(ends, "SIGKILL");
+  };
+  // An interrupt during the grace after a timeout does not wait for the grace to run out.
+  const escalate = (): void => {
+    if (timedOut) killNow();
+  };
+  opts.signal?.addEventListener("abort", escalate, { once: true });
+  const exec = await supervise(
+    fromChildProcess(child),
+    { push: (chunk, stream) => (stream === "stderr" ? stderr : stdout).push(chunk) },
+    {
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      kill: (why) => {
+        if (why === "interrupt") return killNow();
+        timedOut = true;
+        if (pid !== undefined) terminateGroup(pid, grace);
+        signalHolders(ends, "SIGTERM");
+      },
+      drainMs: DRAIN_MS,
+      // The script is given its whole grace to exit; past that, something unkillable holds it.
+      settleMs: grace + 1_000,
+    },
+  );
+  opts.signal?.removeEventListener("abort", escalate);
+  if (pid !== undefined) {
+    killGroup(pid, "SIGKILL");
+    untrackGroup(pid);
+  }
+  if (outputOpen) await killHolders(ends, closed, LEFTOVER_WAIT_MS);
+
+  if (exec.spawnError)
+    return outcome("error", "", `Could not start ${opts.interpreter}: ${exec.spawnError.message}`);
+  const out = stdout.text();
+  const err = stderr.text().trimEnd();
+  const withStderr = (note: string): string => (err ? `${note}\n${err}` : note);
+  if (exec.killedBy === "interrupt") return outcome("interrupted", out, INTERRUPTED_NOTE);
+  if (exec.killedBy === "timeout") {
+    const secs = Math.round(opts.timeoutMs / 100) / 10;
+    return outcome("timeout", out, withStderr(`Script exceeded its ${secs}s time limit and was killed.`));
+  }
+  if (exec.exitCode === 0) return outcome("success", out);
+  const how = exec.exitSignal ? `was killed by ${exec.exitSignal}` : `exited with code ${exec.exitCode}`;
+  return outcome("error", out, err || `Script ${how} without an error message.`);
 }
