@@ -1,10 +1,23 @@
-import { parseShell, type RawCommand, type RawScript, type Redirect } from "./shell-parse.js";
+import { parseWithGrammar } from "./grammar.js";
+import { parseShell, type RawCommand, type RawScript, type Redirect, SUBSTITUTION } from "./shell-parse.js";
+import {
+  basename,
+  isComputedName,
+  programFlag,
+  readsScriptFromStdin,
+  SHELLS,
+  stripWrappers,
+  xargsRuns,
+} from "./wrappers.js";
+
+export { isComputedName, SHELLS, stripWrappers } from "./wrappers.js";
 
 /**
  * Simple commands ready for pattern matching: wrappers that only change how a program runs (sudo,
  * env, nohup, nice, timeout, xargs, ...) are removed, the program name is reduced to its basename,
- * and the scripts hidden in `bash -c '...'`, `eval ...`, `su -c ...`, `$(...)` and heredocs fed to
- * a shell are parsed as commands too, so each one is checked.
+ * and the scripts hidden in `bash -c '...'`, `eval ...`, `su -c ...`, `trap '...'`, `$(...)`,
+ * `<(...)`, heredocs and text piped into a shell are parsed as commands too, so each one is
+ * checked. A script fed to an interpreter (`python3 <<EOF`) is checked as `python3 -c SCRIPT`.
  */
 
 export interface Command {
@@ -14,7 +27,7 @@ export interface Command {
   /** `name args... [op target]...`, single-spaced: what text patterns match. */
   text: string;
   redirects: Redirect[];
-  /** Heredoc and here-string bodies fed to this command. */
+  /** Heredoc and here-string bodies fed to this command, and piped text when it is known statically. */
   stdin: string[];
   /** Wrappers removed from the front, e.g. ["sudo", "xargs"]. */
   wrappers: string[];
@@ -25,107 +38,60 @@ export interface Command {
   inner: Command[];
 }
 
-export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);
-
 const MAX_NESTING = 6;
 
-/** sudo/doas options that take a value. */
-const SUDO_VALUE_OPTS = new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U"]);
-const XARGS_VALUE_OPTS = new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"]);
-const KEYWORDS = new Set(["then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"]);
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** Programs a glob in a command name is matched against: `/bin/r?` may well be rm. */
+const GLOB_CANDIDATES = (
+  "rm rmdir unlink shred dd mkfs mkfs.ext4 mkfs.xfs mkfs.vfat mkswap wipefs fdisk parted shutdown reboot halt " +
+  "poweroff init kill killall pkill chmod chown chgrp mv cp find truncate crontab userdel passwd iptables " +
+  "systemctl sh bash dash zsh curl wget python3 perl sudo env xargs nohup"
+).split(" ");
 
-const basename = (w: string): string => {
-  const i = w.lastIndexOf("/");
-  return i >= 0 && i < w.length - 1 ? w.slice(i + 1) : w;
-};
-
-/** Skips `-x` style options; `valueOpts` consume the next word too. Returns the new index. */
-function skipOptions(words: readonly string[], i: number, valueOpts: ReadonlySet<string>): number {
-  while (i < words.length && words[i]!.startsWith("-") && words[i] !== "-") {
-    const w = words[i]!;
-    i += 1;
-    if (w === "--") break;
-    if (valueOpts.has(w)) i += 1;
+/** The programs a glob program name could be (`r?` → rm), when the name is a glob. */
+function globNames(name: string): string[] {
+  if (name.includes("$") || name.includes(SUBSTITUTION) || !isComputedName(name)) return [];
+  const source = name
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".")
+    .replace(/\[!/g, "[^");
+  try {
+    const re = new RegExp(`^${source}$`);
+    return GLOB_CANDIDATES.filter((p) => re.test(p));
+  } catch {
+    return [];
   }
-  return i;
-}
-
-/** Removes wrappers; returns the remaining words and the wrapper names. */
-export function stripWrappers(input: readonly string[]): { words: string[]; wrappers: string[] } {
-  let words = [...input];
-  const wrappers: string[] = [];
-  for (let guard = 0; guard < 32 && words.length > 0; guard++) {
-    const w0 = words[0]!;
-    const name = basename(w0);
-    let i = -1;
-    if (KEYWORDS.has(w0) || ASSIGNMENT.test(w0)) i = 1;
-    else if (name === "sudo" || name === "doas" || name === "pkexec" || name === "run0")
-      i = skipOptions(words, 1, SUDO_VALUE_OPTS);
-    else if (name === "env") {
-      i = 1;
-      while (i < words.length) {
-        const w = words[i]!;
-        if (w === "-u" || w === "-C" || w === "--unset" || w === "--chdir") i += 2;
-        else if (w === "-S" || w === "--split-string") {
-          // env -S 'cmd args' splits its argument into words.
-          const split = (words[i + 1] ?? "").split(/\s+/).filter(Boolean);
-          words = [...split, ...words.slice(i + 2)];
-          i = 0;
-          break;
-        } else if (w.startsWith("-") || ASSIGNMENT.test(w)) i += 1;
-        else break;
-      }
-    } else if (name === "command" || name === "builtin") {
-      // `command -v rm` only looks a program up.
-      if (words[1] === "-v" || words[1] === "-V") return { words, wrappers };
-      i = skipOptions(words, 1, new Set());
-    } else if (name === "exec") i = skipOptions(words, 1, new Set(["-a"]));
-    else if (
-      name === "nohup" ||
-      name === "setsid" ||
-      name === "unbuffer" ||
-      name === "fakeroot" ||
-      name === "busybox"
-    )
-      i = skipOptions(words, 1, new Set());
-    else if (name === "nice") i = skipOptions(words, 1, new Set(["-n"]));
-    else if (name === "ionice") i = skipOptions(words, 1, new Set(["-c", "-n", "-p"]));
-    else if (name === "stdbuf") i = skipOptions(words, 1, new Set(["-i", "-o", "-e"]));
-    else if (name === "timeout")
-      i = skipOptions(words, 1, new Set(["-s", "-k", "--signal", "--kill-after"])) + 1;
-    else if (name === "watch") i = skipOptions(words, 1, new Set(["-n", "-d", "--interval"]));
-    else if (name === "chroot") i = skipOptions(words, 1, new Set(["--userspec", "--groups"])) + 1;
-    else if (name === "xargs") {
-      i = 1;
-      while (i < words.length && words[i]!.startsWith("-")) {
-        const w = words[i]!;
-        i += XARGS_VALUE_OPTS.has(w) ? 2 : 1;
-        if (w === "--") break;
-      }
-    }
-    if (i < 0) break;
-    if (!KEYWORDS.has(w0) && !ASSIGNMENT.test(w0)) wrappers.push(name);
-    words = words.slice(i);
-  }
-  return { words, wrappers };
 }
 
 /** The string a shell runs for `bash -c STRING` (also `bash -lc`, `sh -ec`), else undefined. */
 function dashCScript(name: string, args: readonly string[]): string | undefined {
-  if (!SHELLS.has(name) && name !== "su") return undefined;
+  const computed = isComputedName(name);
+  if (!SHELLS.has(name) && name !== "su" && !computed) return undefined;
   for (let k = 0; k < args.length; k++) {
     const a = args[k]!;
     if (a === "--command" || (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) && !a.startsWith("--"))) return args[k + 1];
-    if (!a.startsWith("-") && name !== "su") return undefined;
+    if (!a.startsWith("-") && name !== "su" && !computed) return undefined;
   }
   return undefined;
+}
+
+/**
+ * Parses with the bash grammar when it is loaded, else with the hand-written splitter. Where the
+ * grammar had to recover from a syntax error, the splitter's reading is screened as well.
+ */
+function parseScript(src: string, depth: number): RawScript {
+  const g = parseWithGrammar(src, depth);
+  if (!g) return parseShell(src, depth);
+  if (!g.error) return g.script;
+  return { commands: [...g.script.commands, ...parseShell(src, depth).commands] };
 }
 
 interface Flattener {
   out: Command[];
   depth: number;
   rewrite: ((word: string) => string) | undefined;
+  /** Text of every nested script parsed (for patterns matched against whole scripts). */
+  scripts: string[];
 }
 
 function buildCommand(raw: RawCommand, f: Flattener): Command {
@@ -140,6 +106,50 @@ function buildCommand(raw: RawCommand, f: Flattener): Command {
   return { name, args, text, redirects, stdin: raw.stdin, wrappers, pipe: [], stage: 0, inner: [] };
 }
 
+/** Shell scripts that `cmd` runs besides its own words. */
+function nestedScripts(raw: RawCommand, cmd: Command): string[] {
+  const { name, args } = cmd;
+  const scripts: string[] = [];
+  const dashC = dashCScript(name, args);
+  if (dashC !== undefined) scripts.push(dashC);
+  else if (name === "eval" && args.length > 0) scripts.push(args.join(" "));
+  else if (name === "trap" && args.length > 1 && !args[0]!.startsWith("-")) scripts.push(args[0]!);
+  // watch runs its arguments with `sh -c`.
+  if (cmd.wrappers.includes("watch")) scripts.push(stripWrappers(raw.words).words.join(" "));
+  if (!programFlag(name)) scripts.push(...(raw.scripts ?? []));
+  if (raw.stdin.length > 0 && (SHELLS.has(name) || readsScriptFromStdin(name, args) || isComputedName(name)))
+    scripts.push(...raw.stdin);
+  return scripts;
+}
+
+/**
+ * An interpreter's program given as text it reads (`python3 <<EOF`, a file written earlier in
+ * the script, `node <(...)`), as the `python3 -c PROGRAM` command the patterns know.
+ */
+function interpreterPrograms(raw: RawCommand, cmd: Command): Command[] {
+  const flag = programFlag(cmd.name);
+  if (!flag) return [];
+  const bodies = [...(raw.scripts ?? [])];
+  const inline = cmd.args.some((a) => /^-[a-zA-Z]*[cemr]$|^--(?:eval|print|command)$/.test(a));
+  const operands = cmd.args.filter((a) => !a.startsWith("-") || a === "-");
+  if (!inline && (operands.length === 0 || operands[0] === "-")) bodies.push(...cmd.stdin);
+  return bodies.map((body) => ({
+    ...cmd,
+    args: [flag, body],
+    text: `${cmd.name} ${flag} ${body}`,
+    stdin: [],
+    pipe: [],
+    stage: 0,
+    inner: [],
+  }));
+}
+
+const rawOf = (words: string[]): RawCommand => {
+  const c: RawCommand = { words, redirects: [], stdin: [], substitutions: [], stage: 0, pipe: [] };
+  c.pipe = [c];
+  return c;
+};
+
 function flattenScript(script: RawScript, f: Flattener): Command[] {
   const made = new Map<RawCommand, Command>();
   const mine: Command[] = [];
@@ -149,22 +159,32 @@ function flattenScript(script: RawScript, f: Flattener): Command[] {
     mine.push(cmd);
     f.out.push(cmd);
     if (f.depth >= MAX_NESTING) continue;
-    const nested = (src: string): Command[] => {
-      f.depth++;
-      const cmds = flattenScript(parseShell(src), f);
-      f.depth--;
-      return cmds;
-    };
     for (const sub of raw.substitutions) {
       f.depth++;
       cmd.inner.push(...flattenScript(sub, f));
       f.depth--;
     }
-    const script = dashCScript(cmd.name, cmd.args);
-    if (script !== undefined) cmd.inner.push(...nested(script));
-    else if (cmd.name === "eval" && cmd.args.length > 0) cmd.inner.push(...nested(cmd.args.join(" ")));
-    else if (SHELLS.has(cmd.name) && raw.stdin.length > 0) {
-      for (const body of raw.stdin) cmd.inner.push(...nested(body));
+    for (const src of nestedScripts(raw, cmd)) {
+      f.scripts.push(src);
+      f.depth++;
+      cmd.inner.push(...flattenScript(parseScript(src, f.depth), f));
+      f.depth--;
+    }
+    for (const name of globNames(cmd.name)) {
+      const guess = buildCommand({ ...raw, words: [name, ...cmd.args] }, { ...f, rewrite: undefined });
+      f.out.push(guess);
+      cmd.inner.push(guess);
+    }
+    // xargs fed known text: the commands it would run.
+    if (cmd.wrappers.includes("xargs") && raw.stdin.length > 0) {
+      f.depth++;
+      for (const words of xargsRuns(raw.words, raw.stdin.join("\n")))
+        cmd.inner.push(...flattenScript({ commands: [rawOf(words)] }, f));
+      f.depth--;
+    }
+    for (const synthetic of interpreterPrograms(raw, cmd)) {
+      f.out.push(synthetic);
+      cmd.inner.push(synthetic);
     }
   }
   for (const raw of script.commands) {
@@ -176,11 +196,20 @@ function flattenScript(script: RawScript, f: Flattener): Command[] {
 }
 
 /**
- * Every simple command in `command`, nested ones included. `rewrite` maps each argument and
- * redirection target (e.g. absolute paths inside the working directory to relative ones). Never throws.
+ * Every simple command in `command`, nested ones included, and the text of every nested script.
+ * `rewrite` maps each argument and redirection target (e.g. absolute paths inside the working
+ * directory to relative ones). Never throws.
  */
+export function screenScript(
+  command: string,
+  rewrite?: (word: string) => string,
+): { commands: Command[]; scripts: string[] } {
+  const f: Flattener = { out: [], depth: 0, rewrite, scripts: [] };
+  flattenScript(parseScript(command, 0), f);
+  return { commands: f.out, scripts: f.scripts };
+}
+
+/** Every simple command in `command`, nested ones included (see `screenScript`). Never throws. */
 export function splitCommands(command: string, rewrite?: (word: string) => string): Command[] {
-  const f: Flattener = { out: [], depth: 0, rewrite };
-  flattenScript(parseShell(command), f);
-  return f.out;
+  return screenScript(command, rewrite).commands;
 }

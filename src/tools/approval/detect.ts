@@ -1,8 +1,12 @@
-import { type Command, splitCommands } from "./commands.js";
+import { type Command, screenScript } from "./commands.js";
 import { HARDLINE_PATTERNS } from "./hardline.js";
+import { screenNested } from "./nested.js";
+import { OBFUSCATION_PATTERNS } from "./obfuscation.js";
+import { abbreviationAware } from "./options.js";
 import { FS_PATTERNS } from "./patterns-fs.js";
 import { INFRA_PATTERNS } from "./patterns-infra.js";
 import { OPS_PATTERNS } from "./patterns-ops.js";
+import { protectPaths } from "./protected-paths.js";
 import { hasFlag, isHarmlessSink, normPath, SYSTEM_DIRS } from "./targets.js";
 import type { CommandPattern, PatternMatch, Severity } from "./types.js";
 
@@ -16,6 +20,7 @@ export const DANGEROUS_PATTERNS: readonly CommandPattern[] = [
   ...FS_PATTERNS,
   ...OPS_PATTERNS,
   ...INFRA_PATTERNS,
+  ...OBFUSCATION_PATTERNS,
 ];
 
 /** Destructive but routine in a repository: run without asking, with a note in the result. */
@@ -62,6 +67,8 @@ export interface DetectOptions {
   cwd?: string;
   /** The user's home: absolute paths inside it are judged as `~/...`. */
   home?: string;
+  /** HERMES_HOME: writes inside it are hardline, however the path is spelled. */
+  hermesHome?: string;
 }
 
 export interface Detection {
@@ -94,7 +101,7 @@ function index(patterns: readonly CommandPattern[]): Indexed {
 const TABLES: readonly { severity: Severity; idx: Indexed }[] = [
   { severity: "hardline", idx: index(HARDLINE_PATTERNS) },
   { severity: "dangerous", idx: index(DANGEROUS_PATTERNS) },
-  { severity: "warn", idx: index(WARN_PATTERNS) },
+  { severity: "warn", idx: index(abbreviationAware(WARN_PATTERNS)) },
 ];
 
 const runs = (p: CommandPattern, c: Command): boolean => {
@@ -135,19 +142,24 @@ export function pathRewriter(opts: DetectOptions): ((word: string) => string) | 
   };
 }
 
-/** Screens a command. Pure and synchronous; never throws. */
+/**
+ * Screens a command. Synchronous; never throws. Reads the shell text with the bash grammar once
+ * `loadShellGrammar()` has resolved, with the hand-written splitter before that.
+ */
 export function detectCommand(command: string, opts: DetectOptions = {}): Detection {
-  const commands = splitCommands(command, pathRewriter(opts));
+  const { commands, scripts } = screenScript(command, protectPaths(opts, pathRewriter(opts)));
   const found: Record<Severity, Map<string, PatternMatch>> = {
     hardline: new Map(),
     dangerous: new Map(),
     warn: new Map(),
   };
-  const collapsed = command.replace(/\s+/g, " ");
+  // Whole-script patterns also see scripts decoded or unwrapped from the command (eval, | sh, ...).
+  const texts = [command, ...scripts].map((t) => t.replace(/\s+/g, " "));
   for (const { severity, idx } of TABLES) {
     const seen = found[severity];
     for (const p of idx.raw) {
-      if (!seen.has(p.key) && p.raw!.test(collapsed)) seen.set(p.key, toMatch(p, severity, collapsed.trim()));
+      const hit = texts.find((t) => p.raw!.test(t));
+      if (!seen.has(p.key) && hit !== undefined) seen.set(p.key, toMatch(p, severity, hit.trim()));
     }
     for (const c of commands) {
       const candidates = [...(idx.byProgram.get(c.name) ?? []), ...idx.anyProgram];
@@ -163,12 +175,13 @@ export function detectCommand(command: string, opts: DetectOptions = {}): Detect
       }
     }
   }
-  return {
+  const detection: Detection = {
     hardline: [...found.hardline.values()],
     dangerous: [...found.dangerous.values()],
     warnings: [...found.warn.values()],
     modifies: modifiedBy(commands),
   };
+  return screenNested(detection, [command, ...scripts], commands, opts, detectCommand);
 }
 
 function toMatch(p: CommandPattern, severity: Severity, command: string): PatternMatch {

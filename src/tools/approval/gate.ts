@@ -1,6 +1,7 @@
 import type { HermesConfig } from "../../core/config.js";
 import type { ToolContext } from "../context.js";
 import { type Detection, detectCommand } from "./detect.js";
+import { loadShellGrammar } from "./grammar.js";
 import { type ApprovalOutcome, ApprovalSession, parseApprovalMode } from "./session.js";
 import type { ApprovalChoice, PatternMatch } from "./types.js";
 
@@ -85,9 +86,15 @@ function warningOf(d: Detection): string | undefined {
  */
 export async function checkCommandApproval(command: string, ctx: ToolContext): Promise<GateResult> {
   const local = ctx.env.backend === "local";
+  // The bash grammar loads on the first screened command; if it cannot, the splitter is used.
+  await loadShellGrammar();
   let detection: Detection;
   try {
-    detection = detectCommand(command, { cwd: ctx.env.getCwd(), home: ctx.env.resolvePath("~") });
+    detection = detectCommand(command, {
+      cwd: ctx.env.getCwd(),
+      home: ctx.env.resolvePath("~"),
+      hermesHome: ctx.home,
+    });
   } catch {
     detection = { hardline: [], dangerous: [], warnings: [], modifies: [] };
   }

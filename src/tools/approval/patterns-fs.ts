@@ -1,9 +1,14 @@
 import type { Command } from "./commands.js";
+import { abbreviationAware } from "./options.js";
+import { cleanPath } from "./protected-paths.js";
 import { SUBSTITUTION } from "./shell-parse.js";
 import {
+  findDeletes,
+  findIsFiltered,
   findStartPaths,
   HOME_TARGET,
   hasFlag,
+  isAppPath,
   isBlockDevice,
   isEverydayDeleteTarget,
   isSystemTopLevel,
@@ -15,12 +20,13 @@ import {
   systemDirOf,
 } from "./targets.js";
 import type { CommandPattern } from "./types.js";
+import { modifiedPaths } from "./writes.js";
 
 /** Dangerous patterns about files, disks and permissions (approval needed; see hardline.ts for never). */
 
 /** Where writing a file changes how the system boots, logs in or runs. */
 const SYSTEM_WRITE =
-  /^(?:\/etc|\/boot|\/usr|\/bin|\/sbin|\/lib|\/lib32|\/lib64|\/sys|\/proc|\/var\/log|\/var\/lib|\/root|\/System|\/Library)(?:\/|$)/;
+  /^(?:\/etc|\/boot|\/usr|\/bin|\/sbin|\/lib|\/lib32|\/lib64|\/sys|\/proc|\/var\/log|\/var\/lib|\/root|\/System|\/Library|\/private\/etc|\/private\/var\/(?:db|log|root))(?:\/|$)/;
 const isSystemWrite = (p: string): boolean =>
   SYSTEM_WRITE.test(normPath(p)) && !/^\/proc\/self\/fd\//.test(p);
 
@@ -28,31 +34,17 @@ const isSystemWrite = (p: string): boolean =>
 const HOME_SECRETS =
   /^(?:~|\$HOME)\/(?:\.ssh|\.gnupg|\.aws|\.kube|\.docker|\.config|\.local\/share\/keyrings|\.netrc|\.bashrc|\.bash_profile|\.profile|\.zshrc|\.zprofile|\.gitconfig|\.hermes)(?:\/|$)/;
 
+/** Credentials and client settings in the home folder (login files proper are hardline). */
+const HOME_CREDENTIALS =
+  /^(?:~|\$HOME)\/(?:\.ssh\/(?!known_hosts)|\.aws\/|\.gnupg\/|\.kube\/config$|\.docker\/config\.json$|\.config\/gh\/hosts\.yml$|\.(?:npmrc|pypirc|gitconfig|git-credentials|pgpass|my\.cnf)$)/;
+
 const rmTargets = (c: Command): string[] => operands(c.args);
 const unknownTarget = (t: string): boolean => t.includes(SUBSTITUTION) || /^\$(?!HOME\b|TMPDIR\b)/.test(t);
-
-const FIND_FILTERS = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-regex",
-  "-iregex",
-  "-mtime",
-  "-mmin",
-  "-atime",
-  "-amin",
-  "-ctime",
-  "-newer",
-  "-size",
-  "-empty",
-]);
 
 const isWorldWritableMode = (m: string): boolean =>
   /^0?[0-7]?777$/.test(m) || /^(?:a|o|ugo)\+[rwx]*w/.test(m);
 
-export const FS_PATTERNS: readonly CommandPattern[] = [
+export const FS_PATTERNS: readonly CommandPattern[] = abbreviationAware([
   {
     key: "recursive_delete",
     description: "recursive delete (rm -r) of something that is not a build or cache folder",
@@ -102,13 +94,12 @@ export const FS_PATTERNS: readonly CommandPattern[] = [
     class: "delete",
     programs: ["find"],
     test: (c) => {
-      const deletes = c.args.includes("-delete") || /-exec(?:dir)? (?:rm|shred)\b/.test(c.text);
-      if (!deletes) return false;
+      if (!findDeletes(c.args)) return false;
       const starts = findStartPaths(c.args);
       const outside = starts.some(
         (p) => p.startsWith("/") || p.startsWith("~") || p.startsWith("$") || p.includes(".."),
       );
-      return outside || !c.args.some((a) => FIND_FILTERS.has(a));
+      return outside || !findIsFiltered(c.args);
     },
   },
   {
@@ -174,6 +165,13 @@ export const FS_PATTERNS: readonly CommandPattern[] = [
     test: (c) => operands(c.args).at(-1) === "/dev/null",
   },
   {
+    key: "home_credentials_write",
+    description:
+      "writing credentials or client settings in the home folder (~/.ssh/config, ~/.aws, ~/.npmrc, ...)",
+    class: "security",
+    test: (c) => modifiedPaths(c).some((p) => HOME_CREDENTIALS.test(cleanPath(p))),
+  },
+  {
     key: "ssh_authorized_keys",
     description: "changing ~/.ssh/authorized_keys (grants SSH access to this machine)",
     class: "security",
@@ -230,6 +228,7 @@ export const FS_PATTERNS: readonly CommandPattern[] = [
     description: "erasing filesystem signatures or data blocks (wipefs, shred on a device)",
     class: "disk",
     programs: ["wipefs", "blkdiscard"],
+    test: () => true,
   },
   {
     key: "chmod_recursive_system",
@@ -257,7 +256,7 @@ export const FS_PATTERNS: readonly CommandPattern[] = [
     test: (c) =>
       operands(c.args)
         .slice(1)
-        .some((t) => systemDirOf(t) !== undefined && !/^\/(?:home|var\/tmp)\//.test(t)),
+        .some((t) => systemDirOf(t) !== undefined && !/^\/(?:home|var\/tmp)\//.test(t) && !isAppPath(t)),
   },
   {
     key: "chmod_recursive_lockout",
@@ -288,4 +287,4 @@ export const FS_PATTERNS: readonly CommandPattern[] = [
       return /^[ug]*\+[rwx]*s/.test(mode) || /^[2-7][0-7]{3}$/.test(mode);
     },
   },
-];
+]);

@@ -1,4 +1,5 @@
 import type { Command } from "./commands.js";
+import { abbreviationAware } from "./options.js";
 import { hasFlag, normPath, operands, ROOT_TARGET } from "./targets.js";
 import type { CommandPattern } from "./types.js";
 
@@ -9,7 +10,7 @@ const FORCE_PUSH = (c: Command): boolean =>
   (hasFlag(c.args.slice(1), "f", "force") || c.args.slice(1).some((a) => /^\+[^+]/.test(a)));
 const PROTECTED_BRANCH = /(?:^|[:/+])(?:main|master|trunk|production|prod|release)$/;
 
-export const INFRA_PATTERNS: readonly CommandPattern[] = [
+export const INFRA_PATTERNS: readonly CommandPattern[] = abbreviationAware([
   {
     key: "git_push_mirror",
     description: "git push --mirror (makes the remote an exact copy, deleting its other branches)",
@@ -186,4 +187,4 @@ export const INFRA_PATTERNS: readonly CommandPattern[] = [
     class: "packages",
     test: /^(?:apt|apt-get|aptitude) (?:-\S+ )*(?:remove|purge|autoremove)\b|^(?:dnf|yum|zypper|microdnf) (?:-\S+ )*(?:remove|erase|autoremove)\b|^pacman (?:-\S+ )*-R|^rpm (?:-\S+ )*-e\b|^dpkg (?:-\S+ )*(?:-[rP]\b|--remove|--purge)|^brew (?:uninstall|remove|rm)\b.*--force|^snap remove\b/,
   },
-];
+]);

@@ -1,7 +1,11 @@
+import { isMetadataFetch } from "./cloud-metadata.js";
 import { type Command, SHELLS } from "./commands.js";
+import { abbreviationAware } from "./options.js";
+import { cleanPath } from "./protected-paths.js";
 import { SUBSTITUTION } from "./shell-parse.js";
-import { hasFlag, normPath, operands } from "./targets.js";
+import { hasFlag, killTargets, normPath, operands } from "./targets.js";
 import type { CommandPattern } from "./types.js";
+import { modifiedPaths } from "./writes.js";
 
 /** Dangerous patterns about databases, services, processes, networks, remote code and releases. */
 
@@ -76,7 +80,7 @@ const DOWNLOADERS = new Set([
 ]);
 
 /** True when an interpreter would read its program from stdin (`| sh`, `| bash -s`, `| python3 -`). */
-function readsProgramFromStdin(c: Command): boolean {
+export function readsProgramFromStdin(c: Command): boolean {
   if (!INTERPRETER.test(c.name) && !(c.name === "sudo" && c.args.length === 0)) return false;
   if (c.args.some((a) => PROGRAM_OPTS.has(a) || /^-[a-zA-Z]*c$/.test(a))) return false;
   const ops = operands(c.args);
@@ -90,19 +94,10 @@ const isDecoder = (c: Command): boolean =>
   (c.name === "openssl" && c.args.includes("-d")) ||
   (c.name === "gpg" && hasFlag(c.args, "d", "decrypt"));
 
-/** kill's PID operands: after `-s SIG`, `-n N`, `-SIG`/`-9` and `--`. */
-function killTargets(args: readonly string[]): string[] {
-  let i = 0;
-  if (args[0] === "-s" || args[0] === "-n") i = 2;
-  else if (args.length > 1 && /^-(?:\d+|[A-Za-z][A-Za-z0-9+]*)$/.test(args[0]!)) i = 1;
-  if (args[i] === "--") i += 1;
-  return args.slice(i);
-}
-
 const earlier = (c: Command, pred: (s: Command) => boolean): boolean => c.pipe.slice(0, c.stage).some(pred);
 const downloads = (c: Command): boolean => DOWNLOADERS.has(c.name);
 
-export const OPS_PATTERNS: readonly CommandPattern[] = [
+export const OPS_PATTERNS: readonly CommandPattern[] = abbreviationAware([
   {
     key: "sql_drop",
     description: "SQL DROP (table, database, schema, ...)",
@@ -172,22 +167,19 @@ export const OPS_PATTERNS: readonly CommandPattern[] = [
   },
   {
     key: "power",
-    description: "reboot, shutdown, halt or power off the machine",
+    description: "suspending the machine or switching it to rescue or single-user mode",
     class: "power",
     test: (c) =>
-      /^(?:reboot|shutdown|halt|poweroff)$/.test(c.name) ||
-      /^systemctl(?: --?\S+)* (?:reboot|poweroff|halt|kexec|suspend|hibernate|emergency|rescue)\b/.test(
+      /^systemctl(?: --?\S+)* (?:suspend|hibernate|hybrid-sleep|suspend-then-hibernate|emergency|rescue)\b/.test(
         c.text,
-      ) ||
-      /^(?:init|telinit) [06]$/.test(c.text) ||
-      c.redirects.some((r) => r.target === "/proc/sysrq-trigger"),
+      ) || /^(?:init|telinit) [1sS]$/.test(c.text),
   },
   {
     key: "kill_all",
-    description: "signalling every process (kill -1 / kill -9 -1) or PID 1",
+    description: "signalling PID 1 (init)",
     class: "process",
     programs: ["kill"],
-    test: (c) => killTargets(c.args).some((p) => p === "-1" || p === "1"),
+    test: (c) => killTargets(c.args).includes("1"),
   },
   {
     key: "killall",
@@ -350,9 +342,18 @@ export const OPS_PATTERNS: readonly CommandPattern[] = [
   },
   {
     key: "sudoers",
-    description: "changing sudo rights (visudo, /etc/sudoers.d)",
+    description: "changing sudo rights (visudo, writing /etc/sudoers or /etc/sudoers.d)",
     class: "security",
-    test: /^visudo\b|\/etc\/sudoers/,
+    test: (c) =>
+      (c.name === "visudo" && !c.args.some((a) => /^-[a-z]*c|^--check$/.test(a))) ||
+      modifiedPaths(c).some((p) => /^(?:\/private)?\/etc\/sudoers(?:\.d(?:\/|$)|$)/.test(cleanPath(p))),
+  },
+  {
+    key: "cloud_metadata",
+    description:
+      "fetching cloud instance metadata (169.254.169.254, metadata.google.internal): instance credentials",
+    class: "cloud",
+    test: isMetadataFetch,
   },
   {
     key: "selinux_off",
@@ -366,4 +367,4 @@ export const OPS_PATTERNS: readonly CommandPattern[] = [
     class: "system_config",
     test: /^(?:sysctl (?:-\w+ )*-w\b|sysctl (?:-\w+ )*\S+=|modprobe -r\b|rmmod\b|insmod\b|grub-install\b|grub2-install\b|update-grub\b|efibootmgr\b.*-[BbD]\b)/,
   },
-];
+]);

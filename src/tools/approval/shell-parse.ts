@@ -20,6 +20,11 @@ export interface RawCommand {
   stdin: string[];
   /** Scripts found in `$(...)`, backticks and `<(...)` inside this command's words. */
   substitutions: RawScript[];
+  /**
+   * Scripts this command runs whose text is known statically: `<(...)` given to a shell, `source`
+   * or an interpreter, or a file written earlier in the same script (`echo ... > x.sh; bash x.sh`).
+   */
+  scripts?: string[];
   /** Position in its pipeline (0 = first); `pipe` holds every stage. */
   stage: number;
   pipe: RawCommand[];
@@ -27,6 +32,8 @@ export interface RawCommand {
 
 export interface RawScript {
   commands: RawCommand[];
+  /** Only simple commands and pipelines run in order, so what it prints can be worked out. */
+  simple?: boolean;
 }
 
 const MAX_DEPTH = 6;

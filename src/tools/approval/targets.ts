@@ -1,4 +1,5 @@
-import type { Command } from "./commands.js";
+import { type Command, SHELLS, splitCommands, stripWrappers } from "./commands.js";
+import { resolveLong } from "./options.js";
 import { SUBSTITUTION } from "./shell-parse.js";
 
 /** Classification of command arguments: devices, system folders, home, build artefacts. */
@@ -28,7 +29,15 @@ export const SYSTEM_DIRS: readonly string[] = [
   "/Library",
   "/Applications",
   "/Users",
+  "/private/etc",
+  "/private/var",
 ];
+
+/** System folders that hold applications and data rather than the OS: their children are not system folders. */
+const APP_DIRS: readonly string[] = ["/opt", "/srv"];
+
+/** Inside /opt or /srv: an application's files, whose owner and mode are the application's business. */
+export const isAppPath = (p: string): boolean => APP_DIRS.some((d) => normPath(p).startsWith(`${d}/`));
 
 /**
  * Folders that builds and tools regenerate: a recursive delete of one of these (or of something
@@ -115,9 +124,10 @@ export function systemDirOf(p: string): string | undefined {
   return SYSTEM_DIRS.find((d) => n === d || n.startsWith(`${d}/`));
 }
 
-/** True for a system folder itself or its direct child (`/etc`, `/usr/*`, `/usr/lib`). */
+/** True for a system folder itself or its direct child (`/etc`, `/usr/*`, `/usr/lib`; not `/opt/app`). */
 export function isSystemTopLevel(p: string): boolean {
   const n = normPath(p.replace(/\/\*$/, ""));
+  if (isAppPath(n)) return false;
   return SYSTEM_DIRS.some((d) => n === d || (n.startsWith(`${d}/`) && !n.slice(d.length + 1).includes("/")));
 }
 
@@ -142,33 +152,73 @@ export function isEverydayDeleteTarget(target: string): boolean {
   return parts.some((c) => BUILD_ARTEFACTS.has(c) || c.endsWith(".egg-info"));
 }
 
-/** Non-option arguments (everything after `--` counts). */
-export function operands(args: readonly string[]): string[] {
+/**
+ * Non-option arguments (everything after `--` counts). Options named in `valueOpts` take the
+ * next word as their value (`cp -t DIR`, `truncate -s 0`), which is then not an operand.
+ */
+export function operands(args: readonly string[], valueOpts?: ReadonlySet<string>): string[] {
   const out: string[] = [];
   let opts = true;
-  for (const a of args) {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
     if (opts && a === "--") opts = false;
-    else if (opts && a.startsWith("-") && a !== "-") continue;
-    else out.push(a);
+    else if (opts && a.startsWith("-") && a !== "-") {
+      if (valueOpts?.has(a)) i += 1;
+    } else out.push(a);
   }
   return out;
 }
 
-/** rm's recursive flag in any spelling: -r, -R, -rf, -fR, --recursive. */
+/** The value of option `short`/`long` (`-t DIR`, `-tDIR`, `--target-directory=DIR`, `--target-directory DIR`). */
+export function optionValue(
+  args: readonly string[],
+  short: string | undefined,
+  long?: string,
+): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") break;
+    if (short && a === short) return args[i + 1];
+    if (short && a.startsWith(short) && !a.startsWith("--") && a.length > short.length)
+      return a.slice(short.length);
+    if (long && a.startsWith("--")) {
+      const [name, value] = splitLong(a);
+      if (resolveLong(name, [long]) !== long) continue;
+      return value ?? args[i + 1];
+    }
+  }
+  return undefined;
+}
+
+const splitLong = (a: string): [string, string | undefined] => {
+  const eq = a.indexOf("=");
+  return eq < 0 ? [a.slice(2), undefined] : [a.slice(2, eq), a.slice(eq + 1)];
+};
+
+/** rm's recursive flag in any spelling: -r, -R, -rf, -fR, --recursive, --recurs. */
 export function rmIsRecursive(args: readonly string[]): boolean {
   for (const a of args) {
     if (a === "--") break;
-    if (a === "--recursive") return true;
+    if (a.startsWith("--") && resolveLong(splitLong(a)[0], ["recursive"]) === "recursive") return true;
     if (/^-[a-zA-Z]+$/.test(a) && /[rR]/.test(a)) return true;
   }
   return false;
 }
 
-/** Short and long option check: `has(args, "f", "force")` matches -f, -rf, --force. */
-export function hasFlag(args: readonly string[], short: string, long?: string): boolean {
+/**
+ * Short and long option check: `hasFlag(args, "f", "force")` matches -f, -rf, --force and an
+ * abbreviation such as --forc. `known` lists the program's other long options, so that an
+ * ambiguous prefix (`git branch --for`: force or format) does not count.
+ */
+export function hasFlag(
+  args: readonly string[],
+  short: string,
+  long?: string,
+  known?: readonly string[],
+): boolean {
   for (const a of args) {
     if (a === "--") break;
-    if (long && (a === `--${long}` || a.startsWith(`--${long}=`))) return true;
+    if (long && a.startsWith("--") && resolveLong(splitLong(a)[0], known ?? [long]) === long) return true;
     if (short && /^-[a-zA-Z0-9]+$/.test(a) && a.includes(short)) return true;
   }
   return false;
@@ -194,3 +244,53 @@ export function findStartPaths(args: readonly string[]): string[] {
   }
   return paths.length > 0 ? paths : ["."];
 }
+
+/** The commands find runs per file: the words after -exec/-execdir/-ok/-okdir, up to `;` or `+`. */
+export function findExecs(args: readonly string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[i]!)) continue;
+    let j = i + 1;
+    while (j < args.length && args[j] !== ";" && args[j] !== "+") j++;
+    out.push(args.slice(i + 1, j));
+    i = j;
+  }
+  return out;
+}
+
+const DELETE_PROGRAMS = /^(?:rm|shred|unlink|srm)$/;
+const base = (w: string): string => w.slice(w.lastIndexOf("/") + 1);
+
+/** True when one of find's -exec commands deletes (`-exec /bin/rm {} +`, `-exec sh -c 'rm "$1"' _ {} \;`). */
+export function findExecDeletes(args: readonly string[]): boolean {
+  return findExecs(args).some((exec) => {
+    const { words } = stripWrappers(exec);
+    const name = base(words[0] ?? "");
+    if (DELETE_PROGRAMS.test(name)) return true;
+    if (!SHELLS.has(name)) return false;
+    const c = words.findIndex((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w));
+    return c > 0 && splitCommands(words[c + 1] ?? "").some((cmd) => DELETE_PROGRAMS.test(cmd.name));
+  });
+}
+
+const FIND_FILTERS = new Set(
+  "-name -iname -path -ipath -wholename -regex -iregex -mtime -mmin -atime -amin -ctime -newer -size -empty".split(
+    " ",
+  ),
+);
+
+/** find narrows what it acts on by name, path, age or size. */
+export const findIsFiltered = (args: readonly string[]): boolean => args.some((a) => FIND_FILTERS.has(a));
+
+/** kill's PID operands: after `-s SIG`, `-n N`, `-SIG`/`-9` and `--`. */
+export function killTargets(args: readonly string[]): string[] {
+  let i = 0;
+  if (args[0] === "-s" || args[0] === "-n") i = 2;
+  else if (args.length > 1 && /^-(?:\d+|[A-Za-z][A-Za-z0-9+]*)$/.test(args[0]!)) i = 1;
+  if (args[i] === "--") i += 1;
+  return args.slice(i);
+}
+
+/** find deletes what it finds: -delete, or an -exec that deletes. */
+export const findDeletes = (args: readonly string[]): boolean =>
+  args.includes("-delete") || findExecDeletes(args);

@@ -1,0 +1,163 @@
+import { SUBSTITUTION } from "./shell-parse.js";
+import { normPath, systemDirOf } from "./targets.js";
+
+/**
+ * Files whose change hands the model the keys: Hermes's own home (config.yaml holds the approval
+ * mode, .env and auth.json the credentials), SSH keys and authorized_keys, ~/.netrc and the shell
+ * start-up files that run on every login. Writing any of them is never allowed on the local
+ * machine; reading them is. Paths arrive as commands spell them once `protectPaths` has rewritten
+ * them: `~/...` for the home, `$HERMES_HOME/...` for the real HERMES_HOME.
+ */
+
+/** A home folder as it appears in a command. */
+const HOME = String.raw`(?:~[a-z_][\w-]*|~|\$HOME|/root|/var/root|/home/[^/]+|/Users/[^/]+)`;
+
+const HERMES = new RegExp(String.raw`^(?:\$HERMES_HOME|${HOME}/\.hermes)(?:/|$)`);
+
+const SHELL_STARTUP = new RegExp(
+  String.raw`^${HOME}/(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|mkshrc|cshrc|tcshrc|login|xprofile|xinitrc|xsessionrc|pam_environment)|\.config/fish/(?:config\.fish|conf\.d(?:/.*)?)|\.config/environment\.d(?:/.*)?)$`,
+);
+const SYSTEM_STARTUP =
+  /^(?:\/private)?\/etc\/(?:profile|profile\.d(?:\/.*)?|bash\.bashrc|bashrc|zshrc|zprofile|zshenv|zlogin|zlogout|zsh\/.+|environment|csh\.cshrc|csh\.login|fish\/.+)$/;
+/** The ~/.ssh folder itself (something written into it), keys, authorized_keys, rc and environment. */
+const SSH = new RegExp(
+  String.raw`^${HOME}/\.ssh(?:/(?:authorized_keys2?|id_[^/]*|identity(?:\.pub)?|[^/]*\.pem|rc|environment))?$|^(?:/|~|\$HOME).*/\.ssh/authorized_keys2?$`,
+);
+const NETRC = new RegExp(`^${HOME}/[._]netrc$`);
+
+/** Stand-ins a glob is tried against (`~/.b*rc` could be ~/.bashrc). */
+const SAMPLES: readonly string[] = [
+  "~/.hermes",
+  "~/.hermes/config.yaml",
+  "~/.hermes/.env",
+  "~/.hermes/auth.json",
+  "$HERMES_HOME/config.yaml",
+  "$HERMES_HOME/.env",
+  "$HERMES_HOME/auth.json",
+  "~/.bashrc",
+  "~/.bash_profile",
+  "~/.bash_login",
+  "~/.profile",
+  "~/.zshrc",
+  "~/.zprofile",
+  "~/.zshenv",
+  "~/.netrc",
+  "~/.ssh",
+  "~/.ssh/authorized_keys",
+  "~/.ssh/id_rsa",
+  "~/.ssh/id_ed25519",
+  "/root/.bashrc",
+  "/root/.ssh/authorized_keys",
+  "/home/user/.bashrc",
+  "/home/user/.ssh/authorized_keys",
+  "/etc/profile",
+  "/etc/bash.bashrc",
+];
+
+/** `normPath` plus `..` resolved (`~/x/../.bashrc` is `~/.bashrc`). */
+export function cleanPath(p: string): string {
+  const n = normPath(p);
+  if (!n.includes("..")) return n;
+  const parts = n.split("/");
+  const out: string[] = [];
+  for (const part of parts) {
+    const last = out[out.length - 1];
+    if (part !== "..") out.push(part);
+    // `/..` is `/`; a relative path keeps its leading `..`; `~/..` and `$HOME/..` stay as they are.
+    else if (last === "" && out.length === 1) continue;
+    else if (last === undefined || last === ".." || /^(?:~|\$)/.test(last)) out.push(part);
+    else out.pop();
+  }
+  return out.join("/") || (n.startsWith("/") ? "/" : ".");
+}
+
+/** A shell glob (`*`, `?`, `[...]`, `[!...]`) as a regular expression over whole paths. May throw on a malformed class. */
+export const globRegex = (glob: string): RegExp =>
+  new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|\\]/g, "\\$&")
+      .replace(/\*/g, "[^/]*")
+      .replace(/\?/g, "[^/]")
+      .replace(/\[!/g, "[^")}$`,
+  );
+
+function matches(path: string, test: (p: string) => boolean): boolean {
+  if (path === "" || path.includes(SUBSTITUTION)) return false;
+  const p = cleanPath(path);
+  if (test(p)) return true;
+  if (!/[*?[]/.test(p)) return false;
+  let re: RegExp;
+  try {
+    re = globRegex(p.replace(/^\$HOME(?=\/|$)/, "~"));
+  } catch {
+    return false;
+  }
+  return SAMPLES.some((s) => re.test(s) && test(s));
+}
+
+/** HERMES_HOME or anything in it, however it is spelled. */
+export const isHermesPath = (path: string): boolean => matches(path, (p) => HERMES.test(p));
+
+/** SSH keys and authorized_keys, ~/.netrc, shell start-up files. */
+export const isLoginPath = (path: string): boolean =>
+  matches(path, (p) => SHELL_STARTUP.test(p) || SYSTEM_STARTUP.test(p) || SSH.test(p) || NETRC.test(p));
+
+export interface PathOptions {
+  cwd?: string;
+  home?: string;
+  hermesHome?: string;
+}
+
+/** Where `dir` is, as commands spell it after rewriting: `$HERMES_HOME/...`, `~/...` or as is. */
+export function spelled(dir: string, home: string | undefined, hermes: string | undefined): string {
+  const under = (p: string, root: string): boolean => p === root || p.startsWith(`${root}/`);
+  if (hermes && under(dir, hermes)) return `$HERMES_HOME${dir.slice(hermes.length)}`;
+  if (home && under(dir, home)) return `~${dir.slice(home.length)}`;
+  return dir;
+}
+
+/** A word that names a path relative to the working directory (not an option, number or URL). */
+const isRelative = (w: string): boolean =>
+  w !== "" &&
+  !/^[/~$-]/.test(w) &&
+  !/^\d+$/.test(w) &&
+  !w.includes("=") &&
+  !w.includes("://") &&
+  !w.includes(SUBSTITUTION);
+
+/**
+ * Wraps the path rewriter so that protected files keep a recognisable spelling: the real
+ * HERMES_HOME becomes `$HERMES_HOME`, and relative paths are anchored to a working directory
+ * where they name protected things: everything in HERMES_HOME or ~/.ssh, dotfiles and `*` in the
+ * home (`.bashrc` there is `~/.bashrc`), system folders and `*` at `/`. `key=value` words
+ * (`of=...`, `--output=...`) have their value rewritten too.
+ */
+export function protectPaths(
+  opts: PathOptions,
+  inner: ((word: string) => string) | undefined,
+): ((word: string) => string) | undefined {
+  const home = opts.home ? normPath(opts.home) : undefined;
+  const hermes = opts.hermesHome ? normPath(opts.hermesHome) : undefined;
+  const cwd = opts.cwd ? spelled(normPath(opts.cwd), home, hermes) : undefined;
+  const inside = cwd !== undefined && (isHermesPath(cwd) || /^(?:~|\$HOME)\/\.ssh(?:\/|$)/.test(cwd));
+  const special = cwd === "/" || cwd === "~" || cwd === "$HOME";
+  if (!hermes && !inside && !special && !inner) return undefined;
+  const anchor = (w: string): string => {
+    if (!cwd || !(inside || special) || !isRelative(w)) return w;
+    const joined = cleanPath(cwd === "/" ? `/${w}` : `${cwd}/${w}`) || "/";
+    if (inside) return joined;
+    const wholeFolder = /^(?:\.\/)?\.?\*$/.test(w) || (cwd === "/" && /^\.\/?$/.test(w));
+    const named =
+      isHermesPath(joined) || isLoginPath(joined) || (cwd === "/" && systemDirOf(joined) !== undefined);
+    return wholeFolder || named ? joined : w;
+  };
+  const one = (word: string): string => {
+    let w = inner ? inner(word) : word;
+    if (hermes && (w === hermes || w.startsWith(`${hermes}/`))) w = `$HERMES_HOME${w.slice(hermes.length)}`;
+    return anchor(w);
+  };
+  return (word) => {
+    const kv = /^(of=|--[a-z][\w-]*=)(.+)$/.exec(word);
+    return kv ? `${kv[1]}${one(kv[2]!)}` : one(word);
+  };
+}
