@@ -1,6 +1,6 @@
 // Shared helpers for the bench scripts: run a command, return wall time and peak RSS.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -57,3 +57,31 @@ export async function repeat(n, fn) {
 }
 
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
+
+/**
+ * A fresh HERMES_HOME holding `config` (config.yaml) and an empty work folder, with an env whose
+ * `hermes` writes its memory breakdown at exit (mem-report.mjs); read it with `memoryAtExit`.
+ */
+export function sessionSandbox(config, prefix = "hermes-bench-session-") {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const home = join(root, "home");
+  const work = join(root, "work");
+  mkdirSync(home);
+  mkdirSync(work);
+  writeFileSync(join(home, "config.yaml"), config);
+  const memOut = join(root, "mem.json");
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HERMES_HOME: home,
+    HERMES_BENCH_MEM_OUT: memOut,
+    NODE_OPTIONS: `--import ${join(import.meta.dirname, "mem-report.mjs")}`,
+  };
+  return { env, work, memOut };
+}
+
+/** PSS and private memory (MB) a sandboxed run reported at exit; NaN when it did not. */
+export function memoryAtExit(memOut) {
+  const mem = existsSync(memOut) ? JSON.parse(readFileSync(memOut, "utf8")) : {};
+  return { pss: mem.Pss ?? Number.NaN, priv: (mem.Private_Dirty ?? Number.NaN) + (mem.Private_Clean ?? 0) };
+}

@@ -5,6 +5,7 @@ import { join } from "node:path";
 for (const script of [
   "startup.mjs",
   "session.mjs",
+  "long-session.mjs",
   "turn-overhead.mjs",
   "approval-corpus.mjs",
   "terminal.mjs",
@@ -12,6 +13,7 @@ for (const script of [
   "state.mjs",
   "compression.mjs",
   "code-exec.mjs",
+  "skills-index.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

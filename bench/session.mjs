@@ -1,10 +1,7 @@
 // A scripted 10-tool-call session through the real binary (`hermes -z`) against an instant fake
 // LLM server: spawn-to-exit wall time and peak RSS. Also the interrupt latency of a running command.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt, median, repeat, runOnce } from "./lib.mjs";
+import { BIN, fmt, median, memoryAtExit, repeat, runOnce, sessionSandbox } from "./lib.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const fake = await startFakeLlm();
@@ -24,38 +21,15 @@ const script = () => [
   { text: "Done." },
 ];
 
-function sandbox() {
-  const root = mkdtempSync(join(tmpdir(), "hermes-bench-session-"));
-  const home = join(root, "home");
-  const work = join(root, "work");
-  mkdirSync(home);
-  mkdirSync(work);
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n`,
-  );
-  const memOut = join(root, "mem.json");
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HERMES_HOME: home,
-    HERMES_BENCH_MEM_OUT: memOut,
-    NODE_OPTIONS: `--import ${join(import.meta.dirname, "mem-report.mjs")}`,
-  };
-  return { env, work, memOut };
-}
+const sandbox = () =>
+  sessionSandbox(`model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n`);
 
 async function oneSession() {
   const { env, work, memOut } = sandbox();
   fake.enqueue(...script());
   const r = await runOnce([process.execPath, BIN, "-z", "set up the project"], { env, cwd: work });
   if (r.code !== 0 || r.stdout !== "Done.\n") throw new Error(`session failed: code ${r.code} ${r.stdout}`);
-  const mem = existsSync(memOut) ? JSON.parse(readFileSync(memOut, "utf8")) : {};
-  return {
-    ...r,
-    pss: mem.Pss ?? Number.NaN,
-    priv: (mem.Private_Dirty ?? Number.NaN) + (mem.Private_Clean ?? 0),
-  };
+  return { ...r, ...memoryAtExit(memOut) };
 }
 
 await oneSession(); // warm-up (compile cache)

@@ -1,5 +1,7 @@
 // Framework overhead per turn: the agent loop with an instant in-process model and an instant tool,
 // so everything measured is Hermes's own work (message assembly, dispatch, events, bookkeeping).
+// Measured with context compression on (the default: every call first estimates the request's
+// tokens) and off (the loop alone).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,7 +47,7 @@ function makeStream(turns) {
   };
 }
 const environments = createLocalEnvironmentProvider({ cwd: home, home });
-async function run(turns) {
+async function run(turns, compression = true) {
   const agent = new Agent({
     target: {
       provider: "custom",
@@ -56,7 +58,11 @@ async function run(turns) {
     },
     registry,
     toolNames: new Set(["noop"]),
-    config: { ...DEFAULT_CONFIG, agent: { ...DEFAULT_CONFIG.agent, max_turns: turns + 5 } },
+    config: {
+      ...DEFAULT_CONFIG,
+      agent: { ...DEFAULT_CONFIG.agent, max_turns: turns + 5 },
+      compression: { ...DEFAULT_CONFIG.compression, enabled: compression },
+    },
     home,
     environments,
     streamFn: makeStream(turns),
@@ -70,8 +76,59 @@ async function run(turns) {
   return ms;
 }
 await run(200); // warm-up (JIT)
+await run(200, false);
 const ms = await run(TURNS);
+const bare = await run(TURNS, false);
 console.log(
   `framework overhead: ${fmt(ms / TURNS, 3)} ms per turn (${TURNS} turns, each one model call + one tool call, history growing to ${TURNS * 2} messages)`,
+);
+console.log(`  of which the loop alone (compression off): ${fmt(bare / TURNS, 3)} ms per turn`);
+
+// Argument validation per dispatch: a tool with terminal's schema against one with an open schema
+// (which skips the check), same instant handler; plus the first validated call, which loads ajv.
+const shaped = {
+  type: "object",
+  properties: {
+    command: { type: "string" },
+    background: { type: "boolean" },
+    timeout: { type: "integer", minimum: 1, maximum: 3600 },
+    workdir: { type: "string" },
+    watch_patterns: { type: "array", items: { type: "string" } },
+  },
+  required: ["command"],
+};
+const dispatchRegistry = new ToolRegistry();
+for (const [name, parameters] of [
+  ["checked", shaped],
+  ["open", { type: "object", properties: {} }],
+]) {
+  dispatchRegistry.register({
+    name,
+    toolset: "bench",
+    schema: { description: "d", parameters },
+    handler: () => "{}",
+  });
+}
+const DISPATCHES = 50_000;
+const args = { command: "ls -la", timeout: 30, watch_patterns: ["ready"] };
+const started = performance.now();
+await dispatchRegistry.dispatch("checked", args, {});
+const firstMs = performance.now() - started;
+async function perDispatch(name, a) {
+  const t0 = performance.now();
+  for (let i = 0; i < DISPATCHES; i++) await dispatchRegistry.dispatch(name, a, {});
+  return ((performance.now() - t0) / DISPATCHES) * 1000;
+}
+// Rounds alternate the three cases; the best of each filters out noise from other processes.
+const best = { open: Infinity, checked: Infinity, repaired: Infinity };
+const repairArgs = { command: "ls", timeout: "30", background: "false" };
+for (let round = 0; round < 6; round++) {
+  best.open = Math.min(best.open, await perDispatch("open", args));
+  best.checked = Math.min(best.checked, await perDispatch("checked", args));
+  best.repaired = Math.min(best.repaired, await perDispatch("checked", repairArgs));
+}
+console.log(
+  `argument validation: ${fmt(best.checked - best.open, 2)} µs per dispatch (${fmt(best.checked, 2)} vs ${fmt(best.open, 2)} µs unchecked; ` +
+    `${fmt(best.repaired - best.open, 2)} µs when "30"/"false" need repair; first validated call, loading ajv: ${fmt(firstMs, 1)} ms)`,
 );
 await environments.disposeAll();

@@ -1,133 +1,63 @@
 import { randomUUID } from "node:crypto";
-import type { HermesConfig } from "../core/config.js";
 import { DEFAULT_CONFIG } from "../core/config-defaults.js";
 import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
 import { streamLlm } from "../llm/registry.js";
 import {
-  type AssistantMessage,
-  addUsage,
   type ChatMessage,
-  type ClassifiedError,
   emptyUsage,
   type ModelTarget,
   type StreamFn,
   type ToolDefinition,
-  type ToolMessage,
   type Usage,
 } from "../llm/types.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
-import type { ApproveFn } from "../tools/approval/types.js";
-import type { ClarifyFn, SessionSearchService, ToolContext, ToolNotices } from "../tools/context.js";
-import type { EnvironmentProvider } from "../tools/environments/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolContext, ToolNotices } from "../tools/context.js";
 import { BackgroundJobs } from "./background-jobs.js";
-import { IterationBudget } from "./budget.js";
 import type { ContextEngine } from "./compression/index.js";
-import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import {
   type CompressionOutcome,
   type ContextHost,
   ContextKeeper,
   createCompressor,
 } from "./context-keeper.js";
-import { createDelegationService, DELEGATE_BLOCKED_TOOLS, type DelegationSettings } from "./delegation.js";
-import type { AgentEvent, AgentEventListener, RunStatus } from "./events.js";
+import { createDelegationService, DELEGATE_BLOCKED_TOOLS } from "./delegation.js";
+import type { AgentEvent } from "./events.js";
 import { ToolLoopGuardrails } from "./guardrails.js";
 import { createToolCallService } from "./inner-tools.js";
-import {
-  createMemoryStore,
-  type MemoryProvider,
-  type MemoryStore,
-  withMemoryContext,
-} from "./memory/index.js";
+import { createMemoryStore, type MemoryStore } from "./memory/index.js";
 import { recallMemory, syncMemoryTurn } from "./memory/provider-calls.js";
-import { callModel } from "./model-call.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
-import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
-import { withTextToolCalls } from "./text-tool-calls.js";
 import { preservedTodoBlock, TodoList } from "./todo.js";
-import { prepareToolCalls } from "./tool-calls.js";
-import { runToolBatch } from "./tool-runner.js";
 import { saveTrajectory } from "./trajectory.js";
+import { runTurn, type TurnHost } from "./turn.js";
+import { type ActivitySnapshot, type AgentOptions, localError, type RunResult } from "./types.js";
 
-export interface AgentOptions {
-  target: ModelTarget;
-  registry: ToolRegistry<ToolContext>;
-  /** Tool names this session may expose (toolset selection); the registry filters availability. */
-  toolNames: ReadonlySet<string>;
-  config: HermesConfig;
-  home: string;
-  environments: EnvironmentProvider;
-  platform?: string;
-  taskId?: string;
-  sessionId?: string;
-  /** Injected stream function (tests); defaults to each request's wire protocol. */
-  streamFn?: StreamFn;
-  /** Provider, key pool and fallback chain; defaults to `target` alone. */
-  router?: ProviderRouter;
-  /** Shrinks the conversation on a context overflow; without one an overflow ends the request. */
-  compressor?: ContextCompressorHook;
-  /** Told when a fallback switches provider/model (context budgets follow the new model). */
-  onModelSwitch?: ModelSwitchHook;
-  maxTurns?: number;
-  maxRetries?: number;
-  retryBaseDelayMs?: number;
-  retryMaxDelayMs?: number;
-  onEvent?: AgentEventListener;
-  /** A stored system prompt (resumed session); otherwise built on first use. */
-  systemPrompt?: string;
-  /** Prior messages (resumed session), without the system message. */
-  history?: ChatMessage[];
-  /** Dangerous-command approval state shared by the run (mode, yolo, remembered approvals). */
-  approvals?: ApprovalSession;
-  /** Asks the user about a flagged command. Leave unset for subagents and non-interactive runs: they auto-deny. */
-  approve?: ApproveFn;
-  /** One external memory provider whose block joins the memory layer (the built-in store is always on). */
-  memoryProvider?: MemoryProvider;
-  /**
-   * The run ends with its answer (hermes -z, chat -q): before answering, wait for background
-   * delegations and hand their results to the model, since no later turn would receive them.
-   */
-  awaitBackground?: boolean;
-  /** Asks the user a question (clarify tool). Without it the clarify tool is hidden. */
-  clarify?: ClarifyFn;
-  /** The session store, read-only, for session_search. */
-  sessions?: SessionSearchService;
-  /** This agent's place in a delegation tree and how its children are built (delegate_task). */
-  delegation?: DelegationSettings;
-}
-
-export interface RunResult {
-  status: RunStatus;
-  finalText: string;
-  error?: ClassifiedError;
-  /** Tokens used by this run. */
-  usage: Usage;
-  apiCalls: number;
-}
-
-export interface ActivitySnapshot {
-  lastActivityAt: number;
-  description: string;
-  currentTool: string | undefined;
-  apiCalls: number;
-}
+export type { ActivitySnapshot, AgentOptions, RunnableAgent, RunResult } from "./types.js";
 
 /** Tools whose repeated identical result means no progress (besides the registry's parallel-safe ones). */
 const READ_ONLY_TOOLS = new Set(["read_file", "search_files", "session_search", "web_search", "web_extract"]);
 
-const NOT_EXECUTED = JSON.stringify({
-  error: "Not executed: the iteration limit for this request was reached.",
-});
+/** How long close() waits for a running request and background delegations to stop. */
+const CLOSE_WAIT_MS = 10_000;
 
 /**
- * The agent loop. One instance is one session: the system prompt and tool definitions are fixed at
- * the first run and reused byte-for-byte; history only grows (prompt-cache rule).
+ * One conversation. One instance is one session: the system prompt and tool definitions are fixed
+ * at the first run and reused byte-for-byte; history only grows (prompt-cache rule). Each request
+ * runs as one turn (`turn.ts`), the history's only writer while it runs.
  */
 export class Agent {
   /** Changes when compression continues the conversation as a new, linked session. */
   private currentSessionId: string;
+  /** The conversation's stable id (its first row): compression moves `sessionId`, never this. */
+  readonly conversationId: string;
+  /** Every stored row of this conversation, oldest first: compression appends one. */
+  private readonly rowIds: string[];
+  /** The tool names fixed at the session's first request (cleared by reloadTools). */
+  private fixedToolNames: ReadonlySet<string> | undefined;
+  /** Settles when the request in flight has finished (close waits for it). */
+  private runSettled: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
   readonly taskId: string;
   readonly platform: string;
   readonly totalUsage: Usage = emptyUsage();
@@ -150,6 +80,12 @@ export class Agent {
   /** Compresses this conversation when it nears the window (undefined when compression is off). */
   private readonly keeper: ContextKeeper | undefined;
   private abort: AbortController | undefined;
+  /** A manual compression in flight: a request waits for it (one writer per conversation). */
+  private compressing: Promise<CompressionOutcome> | undefined;
+  /** Bumped by every change to the history: a compression built from an older one is not applied. */
+  private historyVersion = 0;
+  /** What the turn loop sees of this agent (built once). */
+  private readonly turnHost: TurnHost;
   /** Background delegations whose results have not been queued yet. */
   private readonly backgroundJobs = new BackgroundJobs();
   private steerQueue: string[] = [];
@@ -171,6 +107,8 @@ export class Agent {
   constructor(opts: AgentOptions) {
     this.opts = opts;
     this.currentSessionId = opts.sessionId ?? randomUUID();
+    this.rowIds = [...(opts.earlierSessionIds ?? []), this.currentSessionId];
+    this.conversationId = opts.conversationId ?? this.rowIds[0]!;
     this.taskId = opts.taskId ?? this.sessionId;
     this.platform = opts.platform ?? "cli";
     // Dispatch per request: a fallback may speak another wire protocol than the primary.
@@ -190,10 +128,21 @@ export class Agent {
     const engine = createCompressor(opts, () => this.opts.target, this.contextLengthOf(opts.target));
     this.context = engine;
     this.keeper = engine ? new ContextKeeper(engine, this.contextHost()) : undefined;
+    this.turnHost = this.createTurnHost();
   }
 
   get sessionId(): string {
     return this.currentSessionId;
+  }
+
+  /** Every stored row of this conversation, oldest first (its compression lineage). */
+  get sessionIds(): readonly string[] {
+    return [...this.rowIds];
+  }
+
+  /** This conversation's approval state: front ends switch its yolo (/yolo) or mode. */
+  get approvals(): ApprovalSession | undefined {
+    return this.opts.approvals;
   }
 
   private contextLengthOf(target: ModelTarget): number | undefined {
@@ -202,12 +151,24 @@ export class Agent {
 
   /**
    * Compresses the history now (`/compress [focus]`). On success the conversation continues as a
-   * new session linked to the old one. Never throws.
+   * new session linked to the old one. Refused while a request runs: its turn is the history's one
+   * writer, and a summary of an older snapshot would lose what the turn appends meanwhile (ask
+   * again once it finishes). A request started meanwhile waits for the compression. Never throws.
    */
   async compressContext(reason: string, focus?: string): Promise<CompressionOutcome> {
     if (!this.keeper)
       return { ok: false, message: "Compression is disabled", tokensBefore: 0, tokensAfter: 0 };
-    return this.keeper.compress(reason, focus);
+    const busy = this.abort
+      ? "A request is running; /compress after it finishes"
+      : this.compressing && "A compression is already running";
+    if (busy) return { ok: false, message: busy, tokensBefore: 0, tokensAfter: 0 };
+    const run = this.keeper.compress(reason, focus);
+    this.compressing = run;
+    try {
+      return await run;
+    } finally {
+      this.compressing = undefined;
+    }
   }
 
   /** The compressor's view of this agent. */
@@ -218,10 +179,14 @@ export class Agent {
       systemPrompt: () => this.systemPrompt ?? "",
       tools: () => this.tools ?? [],
       preservedContext: () => preservedTodoBlock(this.todos.snapshot()) ?? "",
-      continueWith: (rest) => {
+      version: () => this.historyVersion,
+      continueWith: (rest, basedOn) => {
+        if (basedOn !== this.historyVersion) return undefined;
         this.history.splice(0, this.history.length, ...rest);
+        this.historyVersion += 1;
         const parent = this.currentSessionId;
         this.currentSessionId = randomUUID();
+        this.rowIds.push(this.currentSessionId);
         return [parent, this.currentSessionId];
       },
       emit: (e) => this.emit(e),
@@ -261,6 +226,48 @@ export class Agent {
   }
 
   /**
+   * Ends this agent for good (/new, exit, a chat dropped by a gateway): interrupts the request in
+   * flight, stops background delegations and waits for both (bounded), tells `onClose` (the runtime
+   * ends the stored session) and releases the task's environment. Later requests fail. Idempotent;
+   * never rejects.
+   */
+  close(reason = "closed"): Promise<void> {
+    this.closing ??= (async () => {
+      this.interrupt();
+      this.backgroundJobs.abortAll();
+      const limit = AbortSignal.timeout(CLOSE_WAIT_MS);
+      const expired = new Promise<void>((resolve) => limit.addEventListener("abort", () => resolve()));
+      await Promise.race([this.runSettled, expired]);
+      await this.backgroundJobs.waitAll(limit);
+      try {
+        await this.opts.onClose?.(reason);
+      } catch {
+        // The front end's bookkeeping must not keep the environment alive.
+      }
+      await this.opts.environments.release(this.taskId).catch(() => undefined);
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Asks the toolset policy again (tools registered since the session fixed its list: an MCP server
+   * that connected, a plugin enabled). The next request sees the new list; the system prompt stays
+   * as built. A changed tool list costs the prompt cache once. Returns what changed; nothing when
+   * the session had not fixed its list yet (its first request takes the current one anyway).
+   */
+  async reloadTools(): Promise<{ added: string[]; removed: string[] }> {
+    this.fixedToolNames = undefined;
+    if (this.tools === undefined) return { added: [], removed: [] };
+    const before = new Set(this.tools.map((t) => t.function.name));
+    this.tools = (await this.opts.registry.getDefinitions(this.exposedToolNames())) as ToolDefinition[];
+    const after = new Set(this.tools.map((t) => t.function.name));
+    return {
+      added: [...after].filter((n) => !before.has(n)),
+      removed: [...before].filter((n) => !after.has(n)),
+    };
+  }
+
+  /**
    * Drops the last user message and everything after it (/undo, /retry): the earlier history is
    * untouched, so the cached prompt prefix still holds. Returns that message's text and how many
    * messages went; undefined while a request runs or when there is no user message.
@@ -276,6 +283,7 @@ export class Agent {
           : m.content.map((p) => (p.type === "text" ? p.text : "")).join("\n");
       const removed = this.history.length - i;
       this.history.splice(i);
+      this.historyVersion += 1;
       return { text, removed };
     }
     return undefined;
@@ -299,8 +307,16 @@ export class Agent {
     const hidden = new Set<string>();
     if (!this.opts.clarify) hidden.add("clarify");
     if (!this.memory) hidden.add("memory");
-    if (![...hidden].some((n) => this.opts.toolNames.has(n))) return this.opts.toolNames;
-    return new Set([...this.opts.toolNames].filter((n) => !hidden.has(n)));
+    const names = this.sessionToolNames();
+    if (![...hidden].some((n) => names.has(n))) return names;
+    return new Set([...names].filter((n) => !hidden.has(n)));
+  }
+
+  /** The toolset selection of this session: asked once, at its first request (prompt-cache rule). */
+  private sessionToolNames(): ReadonlySet<string> {
+    const source = this.opts.toolNames;
+    this.fixedToolNames ??= typeof source === "function" ? source() : source;
+    return this.fixedToolNames;
   }
 
   /** Builds the system prompt and tool list once per session. */
@@ -322,7 +338,7 @@ export class Agent {
         backend: env.backend,
         toolUseEnforcement: this.opts.config.agent.tool_use_enforcement,
         toolNames: this.tools.map((t) => t.function.name),
-        contextCwd: env.backend === "local" ? environment.cwd : process.cwd(),
+        contextCwd: env.backend === "local" ? environment.cwd : (this.opts.cwd ?? process.cwd()),
         memoryBlock,
       });
       this.systemPrompt = joinLayers(this.promptLayers);
@@ -333,40 +349,45 @@ export class Agent {
   /** Runs one user request to completion. Never throws; failures come back in the result. */
   async runConversation(userText: string): Promise<RunResult> {
     const usage = emptyUsage();
-    if (this.abort) {
+    if (this.abort || this.closing) {
       return {
         status: "failed",
         finalText: "",
         usage,
         apiCalls: 0,
-        error: this.localError("A request is already running"),
+        error: localError(this.closing ? "This session is closed" : "A request is already running"),
       };
     }
     const controller = new AbortController();
     this.abort = controller;
+    const settled = Promise.withResolvers<void>();
+    this.runSettled = settled.promise;
     try {
-      const result = await this.loop(userText, controller.signal, usage);
+      await this.compressing;
+      const result = await this.startTurn(userText, controller.signal, usage);
       if (result.status === "completed")
         await syncMemoryTurn(this.opts.memoryProvider, userText, result.finalText, (e) => this.emit(e));
       return result;
     } catch (err) {
-      const error = this.localError(`Internal error: ${(err as Error)?.stack ?? String(err)}`);
+      const error = localError(`Internal error: ${(err as Error)?.stack ?? String(err)}`);
       this.emit({ type: "done", status: "failed", finalText: "", error });
       return { status: "failed", finalText: "", usage, apiCalls: this.activity.apiCalls, error };
     } finally {
       this.abort = undefined;
       this.touch("idle");
+      settled.resolve();
     }
   }
 
-  private async loop(userText: string, signal: AbortSignal, usage: Usage): Promise<RunResult> {
+  /** Prepares the session and the user message, then hands the request to the turn loop. */
+  private async startTurn(userText: string, signal: AbortSignal, usage: Usage): Promise<RunResult> {
     let tools: ToolDefinition[];
     try {
       ({ tools } = await this.prepareSession());
     } catch (err) {
       // The environment probe failed (an unreachable ssh host, a docker daemon that is down):
       // its message says what to fix; a stack trace would not.
-      const error = this.localError((err as Error)?.message ?? String(err));
+      const error = localError((err as Error)?.message ?? String(err));
       this.emit({ type: "done", status: "failed", finalText: "", error });
       return { status: "failed", finalText: "", usage, apiCalls: 0, error };
     }
@@ -381,169 +402,80 @@ export class Agent {
     this.append(userMessage);
     // Recalled memory goes only into the requests' copy of this message: history stays clean.
     const recalled = await recallMemory(this.opts.memoryProvider, userText, signal, (e) => this.emit(e));
-    const budget = new IterationBudget(this.opts.maxTurns ?? this.opts.config.agent.max_turns);
-    this.guardrails.reset();
     const ctx = this.toolContext(signal);
-    let apiCalls = 0;
-    const finish = (status: RunStatus, finalText: string, error?: ClassifiedError): RunResult => {
-      this.emit({ type: "done", status, finalText, error });
-      if (this.opts.config.agent.save_trajectories)
-        saveTrajectory(this.opts.home, this.messages, this.opts.target.model, status === "completed");
-      return { status, finalText, error, usage, apiCalls };
-    };
-    const call = async (withTools: readonly ToolDefinition[]) => {
-      apiCalls += 1;
-      this.activity.apiCalls += 1;
-      this.touch("waiting for the model");
-      this.emit({ type: "turn_start", apiCall: apiCalls });
-      await this.keeper?.beforeCall(withTools);
-      const result = await callModel({
-        streamFn: this.streamFn,
-        buildRequest: (target) => ({
-          target,
-          messages: withMemoryContext(this.messages, userMessage, recalled),
-          tools: withTools,
-          signal,
-        }),
-        router: this.router,
-        ...(this.opts.compressor ? { compressor: this.opts.compressor } : {}),
-        ...(this.keeper
-          ? { compressor: { compress: (reason: string) => this.keeper!.afterOverflow(reason) } }
-          : {}),
-        onModelSwitch: (target) => this.useTarget(target),
-        maxRetries: this.opts.maxRetries ?? this.opts.config.agent.api_max_retries,
-        retryBaseDelayMs: this.opts.retryBaseDelayMs ?? this.opts.config.agent.retry_base_delay * 1000,
-        // Waits double from the base up to 24× it (5 s → 2 min by default), reset times included.
-        retryMaxDelayMs: this.opts.retryMaxDelayMs ?? this.opts.config.agent.retry_base_delay * 24_000,
-        emit: (e) => this.emit(e),
-        signal,
-        onActivity: () => this.touch("receiving the model's reply"),
-      });
-      const callUsage = result.usage;
-      if (callUsage) {
-        // The provider's own count corrects the estimator (only for the request it was made for).
-        this.keeper?.observePromptTokens(callUsage.inputTokens);
-        addUsage(usage, callUsage);
-        addUsage(this.totalUsage, callUsage);
-        const { model, provider } = this.opts.target;
-        this.emit({ type: "usage", call: callUsage, total: { ...this.totalUsage }, model, provider });
-      }
-      return result;
-    };
+    return runTurn(this.turnHost, { userMessage, recalled, tools, ctx, signal, usage });
+  }
 
-    let inGrace = false;
-    for (;;) {
-      if (signal.aborted) return finish("interrupted", "");
-      if (!budget.consume()) {
-        inGrace = true;
-        this.emit({
-          type: "status",
-          kind: "budget",
-          message: `Iteration limit (${budget.max}) reached; asking the model to wrap up`,
-        });
-      }
-      const result = await call(tools);
-      if (!result.ok) {
-        if (result.error.reason === "aborted" || signal.aborted) {
-          const partial = result.partial?.content?.trim();
-          if (partial) this.append({ role: "assistant", content: partial });
-          return finish("interrupted", partial ?? "");
-        }
-        return finish("failed", "", result.error);
-      }
-      const message = withTextToolCalls(
-        result.message,
-        tools,
-        (n) => this.opts.registry.resolveName(n),
-        (e) => this.emit(e),
-      );
-      const toolCalls = message.tool_calls ?? [];
-      if (toolCalls.length === 0 && this.opts.awaitBackground && this.backgroundJobs.size > 0 && !inGrace) {
-        // Answering now would drop the background results: wait, then let the model use them.
-        this.append(message);
-        if (!(await this.waitForBackground(signal))) return finish("interrupted", message.content ?? "");
-        this.append({ role: "user", content: this.takeNotices() });
-        continue;
-      }
-      if (toolCalls.length === 0) {
-        this.append(message);
-        return finish(inGrace ? "budget_exhausted" : "completed", message.content ?? "");
-      }
-      const prepared = prepareToolCalls(
-        toolCalls,
-        (n) => this.opts.registry.resolveName(n),
-        this.opts.toolNames,
-        (name) => this.whyDisabled(name),
-        tools.map((t) => t.function.name),
-      );
-      this.append(message);
-      if (inGrace) return this.forceSummary(message, finish, call);
-      const results = await runToolBatch(prepared, {
-        registry: this.opts.registry,
-        ctx,
-        emit: (e) => this.emit(e),
-        guard: this.guardrails,
-        onToolActivity: (name) => {
-          this.activity.currentTool = name;
-          this.touch(name ? `running ${name}` : "tools finished");
-        },
-      });
-      // Programmatic tool calling does not eat the iteration budget.
-      if (results.some((r) => r.name === "execute_code")) budget.refund();
-      const notes: string[] = [];
-      const todoNote = this.tools?.some((t) => t.function.name === "todo") && this.todos.noteAfter(results);
-      if (todoNote) notes.push(todoNote);
-      const notices = this.takeNotices();
-      if (notices) notes.push(notices);
-      const steer = this.takeSteer();
-      if (steer) {
-        notes.push(`[Message from the user while you were working: ${steer}]`);
-        this.emit({ type: "status", kind: "steer", message: "Guidance delivered with the tool results" });
-      }
-      if (budget.remaining === 0) notes.push(BUDGET_EXHAUSTED_NOTE);
-      results.forEach((r, i) => {
-        const extra = i === results.length - 1 && notes.length > 0 ? `\n\n${notes.join("\n\n")}` : "";
-        const toolMessage: ToolMessage = {
-          role: "tool",
-          tool_call_id: r.callId,
-          name: r.name,
-          content: r.content + extra,
+  /** The turn loop's view of this agent. */
+  private createTurnHost(): TurnHost {
+    const { opts } = this;
+    const keeper = this.keeper;
+    const sessionTools = (): ReadonlySet<string> => this.sessionToolNames();
+    return {
+      streamFn: this.streamFn,
+      router: this.router,
+      registry: opts.registry,
+      get toolNames() {
+        return sessionTools();
+      },
+      guardrails: this.guardrails,
+      keeper,
+      compressor: keeper ? { compress: (reason) => keeper.afterOverflow(reason) } : opts.compressor,
+      // Read per turn: the config may change between requests.
+      get limits() {
+        const agent = opts.config.agent;
+        return {
+          maxTurns: opts.maxTurns ?? agent.max_turns,
+          maxRetries: opts.maxRetries ?? agent.api_max_retries,
+          retryBaseDelayMs: opts.retryBaseDelayMs ?? agent.retry_base_delay * 1000,
+          // Waits double from the base up to 24× it (5 s → 2 min by default), reset times included.
+          retryMaxDelayMs: opts.retryMaxDelayMs ?? agent.retry_base_delay * 24_000,
+          awaitBackground: opts.awaitBackground === true,
         };
-        this.append(toolMessage);
-      });
-      const halted = results.find((r) => r.halted);
-      if (halted) {
-        const error = this.localError(
-          `Stopped by the tool-loop guardrail: ${halted.name} kept failing (tool_loop_guardrails.hard_stop_enabled)`,
-        );
-        return finish("failed", "", error);
-      }
-      if (signal.aborted) return finish("interrupted", "");
-    }
+      },
+      totalUsage: this.totalUsage,
+      messages: () => this.messages,
+      append: (m) => this.append(m),
+      emit: (e) => this.emit(e),
+      touch: (d) => this.touch(d),
+      toolActivity: (name) => {
+        this.activity.currentTool = name;
+        this.touch(name ? `running ${name}` : "tools finished");
+      },
+      countApiCall: () => {
+        this.activity.apiCalls += 1;
+      },
+      target: () => this.opts.target,
+      useTarget: (t) => this.useTarget(t),
+      whyDisabled: (name) => this.whyDisabled(name),
+      takeNotices: () => this.takeNotices(),
+      takeSteer: () => this.takeSteer(),
+      todoNote: (results) => this.todos.noteAfter(results) || "",
+      backgroundPending: () => this.backgroundJobs.size,
+      waitForBackground: (signal) => this.waitForBackground(signal),
+      finished: (status) => {
+        if (opts.config.agent.save_trajectories)
+          saveTrajectory(opts.home, this.messages, opts.target.model, status === "completed");
+      },
+    };
   }
 
-  /** The grace call still asked for tools: answer them unrun, then ask plainly for a summary without tools. */
-  private async forceSummary(
-    message: AssistantMessage,
-    finish: (status: RunStatus, text: string, error?: ClassifiedError) => RunResult,
-    call: (tools: readonly ToolDefinition[]) => ReturnType<typeof callModel>,
-  ): Promise<RunResult> {
-    for (const tc of message.tool_calls ?? []) {
-      this.append({ role: "tool", tool_call_id: tc.id, name: tc.function.name, content: NOT_EXECUTED });
-    }
-    this.append({ role: "user", content: FORCED_SUMMARY_REQUEST });
-    const result = await call(this.tools ?? []);
-    if (!result.ok) return finish("budget_exhausted", message.content ?? "", result.error);
-    const text = result.message.content ?? "";
-    // Any tool calls in this last reply are dropped: nothing will answer them.
-    this.append({ role: "assistant", content: text });
-    return finish("budget_exhausted", text || (message.content ?? ""));
-  }
-
+  /** What tools see of this request. Built once per request: what can change meanwhile is read live. */
   private toolContext(signal: AbortSignal): ToolContext {
+    const live = {
+      sessionId: (): string => this.sessionId,
+      sessionIds: (): readonly string[] => this.sessionIds,
+      toolNames: (): ReadonlySet<string> => this.sessionToolNames(),
+    };
     const ctx: ToolContext = {
       taskId: this.taskId,
-      sessionId: this.sessionId,
+      get sessionId() {
+        return live.sessionId();
+      },
+      conversationId: this.conversationId,
+      get conversationSessionIds() {
+        return live.sessionIds();
+      },
       signal,
       config: this.opts.config,
       home: this.opts.home,
@@ -559,20 +491,26 @@ export class Agent {
       ...(this.opts.sessions ? { sessions: this.opts.sessions } : {}),
       delegate: createDelegationService({
         options: this.opts,
-        sessionId: this.sessionId,
+        get sessionId() {
+          return live.sessionId();
+        },
+        get toolNames() {
+          return live.toolNames();
+        },
         taskId: this.taskId,
         signal,
         notices: this.notices,
         emit: (e) => this.emit(e),
         touch: (d) => this.touch(d),
         create: (o) => new Agent(o),
-        trackBackground: (job) => this.backgroundJobs.add(job),
+        trackBackground: (job, controller) => this.backgroundJobs.add(job, controller),
       }),
       toolCalls: createToolCallService({
         registry: this.opts.registry,
         available: () => (this.tools ?? []).map((t) => t.function.name),
         ctx: () => ctx,
         emit: (e) => this.emit(e),
+        guard: this.guardrails,
       }),
     };
     return ctx;
@@ -615,6 +553,7 @@ export class Agent {
 
   private append(message: ChatMessage): void {
     this.history.push(message);
+    this.historyVersion += 1;
     this.emit({ type: "message", message });
   }
 
@@ -629,16 +568,5 @@ export class Agent {
     } catch {
       // A front end's rendering bug must never break the agent's work.
     }
-  }
-
-  private localError(message: string): ClassifiedError {
-    return {
-      reason: "unknown",
-      message,
-      retryable: false,
-      shouldCompress: false,
-      shouldRotateCredential: false,
-      shouldFallback: false,
-    };
   }
 }

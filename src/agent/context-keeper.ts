@@ -1,9 +1,9 @@
 import { callAuxiliary } from "../llm/auxiliary.js";
 import type { ChatMessage, ModelTarget, ToolDefinition } from "../llm/types.js";
 import { redactSecrets } from "../tools/redact.js";
-import type { AgentOptions } from "./agent.js";
 import { ContextCompressor, type ContextEngine, overheadWarning } from "./compression/index.js";
 import type { AgentEvent } from "./events.js";
+import type { AgentOptions } from "./types.js";
 
 /** What the keeper needs from the agent: its conversation, and a way to continue it compressed. */
 export interface ContextHost {
@@ -15,8 +15,13 @@ export interface ContextHost {
   tools(): readonly ToolDefinition[];
   /** The task list to carry over into the summary ("" for none). */
   preservedContext(): string;
-  /** Replaces the history with `rest` and starts a new session id; returns [parent, new] ids. */
-  continueWith(rest: ChatMessage[]): [string, string];
+  /** Changes with every write to the history. */
+  version(): number;
+  /**
+   * Replaces the history with `rest` and starts a new session id; returns [parent, new] ids.
+   * Returns undefined, changing nothing, when the history is no longer at version `basedOn`.
+   */
+  continueWith(rest: ChatMessage[], basedOn: number): [string, string] | undefined;
   emit(event: AgentEvent): void;
 }
 
@@ -72,6 +77,8 @@ export class ContextKeeper {
   /** Compresses now. On success the conversation continues as a new, linked session. Never throws. */
   async compress(reason: string, focus?: string): Promise<CompressionOutcome> {
     const { engine, host } = this;
+    // The summary is built from this snapshot: it may replace only this very history.
+    const basedOn = host.version();
     const overhead = engine.estimator.request([], host.tools());
     const todo = host.preservedContext();
     const result = await engine.compress(host.messages(), {
@@ -85,7 +92,12 @@ export class ContextKeeper {
       return { ok: false, message: "Nothing to compress yet", tokensBefore, tokensAfter };
     }
     const rest = result.messages[0]?.role === "system" ? result.messages.slice(1) : result.messages;
-    const [parent, sessionId] = host.continueWith([...rest]);
+    const ids = host.continueWith([...rest], basedOn);
+    if (!ids) {
+      const message = "The conversation changed while it was being compressed; it was left as it was";
+      return { ok: false, message, tokensBefore, tokensAfter: tokensBefore };
+    }
+    const [parent, sessionId] = ids;
     const message = `${reason}: ~${tokensBefore.toLocaleString("en-US")} → ~${tokensAfter.toLocaleString("en-US")} tokens (${result.mode})`;
     host.emit({ type: "status", kind: "compress", message });
     if (result.warning) host.emit({ type: "status", kind: "warning", message: result.warning });

@@ -15,9 +15,9 @@ import type {
   ToolNotices,
 } from "../tools/context.js";
 import { resolveToolset } from "../tools/toolsets.js";
-import type { Agent, AgentOptions } from "./agent.js";
 import type { AgentEvent } from "./events.js";
 import { buildSubagentPrompt } from "./prompt/subagent.js";
+import type { RunnableAgent as Agent, AgentOptions } from "./types.js";
 
 /** Tools a child never gets (§11.2); delegate_task comes back only for orchestrators within the depth limit. */
 export const DELEGATE_BLOCKED_TOOLS: ReadonlySet<string> = new Set([
@@ -52,8 +52,11 @@ export interface DelegationSettings {
 /** The delegating agent as the service sees it. */
 export interface DelegationParent {
   options: AgentOptions;
+  /** The parent's row id now (read when a child starts: compression may have moved it). */
   sessionId: string;
   taskId: string;
+  /** The tools of the parent's session: what a child's tools are chosen from. */
+  toolNames: ReadonlySet<string>;
   /** The running turn's signal: aborting it cancels every synchronous child. */
   signal: AbortSignal;
   notices: ToolNotices;
@@ -62,8 +65,11 @@ export interface DelegationParent {
   touch?(description: string): void;
   /** Default child construction when no factory is configured. */
   create(options: AgentOptions): Agent;
-  /** Told about each background delegation; settles when its result notice has been queued. */
-  trackBackground?(job: Promise<void>): void;
+  /**
+   * Told about each background delegation; the job settles when its result notice has been queued,
+   * and `controller` stops it (the parent closing).
+   */
+  trackBackground?(job: Promise<void>, controller: AbortController): void;
 }
 
 /** One live child, for observers (§11.5): every delegate_task call in the process registers here. */
@@ -175,7 +181,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       target,
       router: new ProviderRouter({ target }),
       registry: parent.options.registry,
-      toolNames: childToolNames(parent.options.toolNames, role, spec.toolsets),
+      toolNames: childToolNames(parent.toolNames, role, spec.toolsets),
       config: parent.options.config,
       home: parent.options.home,
       environments: parent.options.environments,
@@ -307,6 +313,8 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       if (timeout) clearTimeout(timeout);
       signal.removeEventListener("abort", onAbort);
       active.delete(sessionId);
+      // Ends the child's stored session too; the release covers a child without close().
+      await child.close?.();
       await parent.options.environments.release(taskId);
       parent.emit({
         type: "subagent",
@@ -368,7 +376,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
           parent.notices.push(`[Background delegation ${id} finished]\n${JSON.stringify({ id, results })}`),
         (err: unknown) => parent.notices.push(`[Background delegation ${id} failed: ${String(err)}]`),
       );
-      parent.trackBackground?.(job);
+      parent.trackBackground?.(job, controller);
       return { ok: true, background: { id, tasks: tasks.length } };
     },
   };

@@ -1,4 +1,4 @@
-import type { ChatMessage, ClassifiedError, Usage } from "../llm/types.js";
+import type { ChatMessage, ClassifiedError, FailoverReason, Usage } from "../llm/types.js";
 
 /** Why a run ended. */
 export type RunStatus = "completed" | "interrupted" | "budget_exhausted" | "failed";
@@ -18,11 +18,19 @@ export type StatusKind =
 /**
  * Everything the agent reports to its front end. The agent never prints; entry points render these.
  * Listeners must not throw (a throwing listener is caught and ignored).
+ *
+ * Streamed text is provisional. Every HTTP attempt of a run has its own `attempt` number (counting
+ * from 1 across the run's model calls); an attempt that fails after streaming text or reasoning and
+ * is then retried, rerouted or given up is withdrawn with one `attempt_discarded` event, and a
+ * front end drops (or marks) everything that attempt streamed. The answer is the text of the
+ * attempts never withdrawn, and `done.finalText` holds it whole.
  */
 export type AgentEvent =
   | { type: "turn_start"; apiCall: number }
-  | { type: "text_delta"; text: string }
-  | { type: "reasoning_delta"; text: string }
+  | { type: "text_delta"; text: string; attempt: number }
+  | { type: "reasoning_delta"; text: string; attempt: number }
+  /** The text and reasoning deltas of `attempt` are not part of the answer (sent only if it streamed any). */
+  | { type: "attempt_discarded"; attempt: number; reason: FailoverReason }
   | { type: "tool_start"; callId: string; name: string; args: Record<string, unknown>; emoji: string }
   | { type: "tool_end"; callId: string; name: string; result: string; isError: boolean; durationMs: number }
   | { type: "status"; kind: StatusKind; message: string }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { GuardrailThresholds } from "../core/config-defaults.js";
+import type { ToolResult } from "../tools/result.js";
 
 /** Which loop pattern a decision is about. */
 export type LoopPattern = "exact_failure" | "same_tool_failure" | "idempotent_no_progress";
@@ -22,6 +23,15 @@ export interface GuardrailSettings {
   hard_stop_enabled: boolean;
   warn_after: GuardrailThresholds;
   hard_stop_after: GuardrailThresholds;
+}
+
+/**
+ * What the guard counts as a failed call: an error result, or a command that exited non-zero
+ * (its output is no tool error, but repeating it is the same loop).
+ */
+export function countsAsFailure(result: ToolResult): boolean {
+  const code = result.details?.exitCode;
+  return result.isError === true || (typeof code === "number" && code !== 0);
 }
 
 const ALLOW: GuardrailDecision = { action: "allow", code: "", message: "", count: 0 };

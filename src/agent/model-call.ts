@@ -7,8 +7,10 @@
  * a message saying what happened. Every repair, wait, rotation and fallback is reported as a
  * `status` event. Bounded: it never loops forever.
  */
+import { getHermesHome, homePaths } from "../core/home.js";
+import { apiKeySources } from "../llm/detect.js";
 import type { ProviderRouter } from "../llm/provider-router.js";
-import { jitteredBackoff, sleep } from "../llm/retry.js";
+import { retryBudget, retryDelay, sleep } from "../llm/retry.js";
 import type {
   AssistantMessage,
   ClassifiedError,
@@ -50,6 +52,8 @@ export interface ModelCallOptions {
   signal: AbortSignal;
   /** Called on every stream event (activity tracking). */
   onActivity?: () => void;
+  /** Numbers each attempt for the events it streams (unique across a run); default 1, 2, ... per call. */
+  nextAttempt?: () => number;
 }
 
 export type ModelCallResult =
@@ -65,10 +69,17 @@ const MAX_ROTATIONS = 10;
 /** Fallback hops per call (the chain is walked once, forward only). */
 const MAX_FALLBACKS = 10;
 
+/** One HTTP attempt: its number in the events, and whether it showed the front end anything. */
+interface Attempt {
+  number: number;
+  shown: boolean;
+}
+
 /**
  * Streams text to the front end as it arrives and recovers from failures as the flags direct.
  * Never throws. The history is not touched here: a failed attempt's partial text is only returned
- * (for an interrupt), never appended, so a retried answer appears in the transcript once.
+ * (for an interrupt), never appended, so a retried answer appears in the transcript once; what it
+ * streamed is withdrawn with `attempt_discarded` unless an interrupt keeps it.
  */
 export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult> {
   const maxAttempts =
@@ -80,16 +91,21 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
   let rotations = 0;
   let fallbacks = 0;
   let last: Failure | undefined;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  let numbered = 0;
+  const nextAttempt = opts.nextAttempt ?? (() => ++numbered);
+  for (let n = 1; n <= maxAttempts; n++) {
     const target = opts.router.current();
     const built = opts.buildRequest(target);
     const messages = applyRepairs(built.messages, repairs);
     const request = messages === built.messages ? built : { ...built, messages };
-    const result = await streamOnce(opts, request);
+    const attempt: Attempt = { number: nextAttempt(), shown: false };
+    const result = await streamOnce(opts, request, attempt);
     if (result.ok) return result;
     last = result;
     const err = result.error;
     if (err.reason === "aborted" || opts.signal.aborted) return interrupted(result);
+    // Whatever follows (another attempt or the end of the call), this attempt's text is not the answer.
+    if (attempt.shown) opts.emit({ type: "attempt_discarded", attempt: attempt.number, reason: err.reason });
 
     // 0. A part of the request this provider refuses: repair it once, when that changes anything.
     const repair = repairFor(err.reason);
@@ -132,13 +148,15 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
       }
     }
 
-    // 4. Transient: wait and try again, within this provider's retry budget. A reset time beyond
-    // the cap is worth a fallback at once; without one, wait the cap (limits often lift early).
+    // 4. Transient: wait and try again, within this provider's retry budget (or the failure's own,
+    // when smaller). A reset time beyond the cap is worth a fallback at once; without one, wait the
+    // cap (limits often lift early).
     if (!err.retryable) return fail(result, withHint(err, target));
+    const budget = retryBudget(err, opts.maxRetries);
     const providerWait = err.resetAt === undefined ? 0 : err.resetAt - Date.now();
     const waitCap = opts.maxProviderWaitMs ?? opts.retryMaxDelayMs;
     const tooLong = providerWait > waitCap;
-    if (retries >= opts.maxRetries || tooLong) {
+    if (retries >= budget || tooLong) {
       const why = tooLong
         ? `${err.reason} until ${new Date(err.resetAt ?? 0).toLocaleTimeString()}`
         : `${err.reason} after ${retries} ${retries === 1 ? "retry" : "retries"}`;
@@ -149,10 +167,10 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
         switchTo(opts, decision.target, decision.message);
         continue;
       }
-      if (retries >= opts.maxRetries) return fail(result, giveUpMessage(err, retries, tooLong));
+      if (retries >= budget) return fail(result, giveUpMessage(err, retries, tooLong));
     }
     retries += 1;
-    const backoff = jitteredBackoff(retries, {
+    const backoff = retryDelay(err, retries, {
       baseDelayMs: opts.retryBaseDelayMs,
       maxDelayMs: opts.retryMaxDelayMs,
     });
@@ -160,7 +178,7 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
     opts.emit({
       type: "status",
       kind: "retry",
-      message: `${err.reason}: ${err.message} — retrying in ${(delay / 1000).toFixed(1)}s (retry ${retries} of ${opts.maxRetries})`,
+      message: `${err.reason}: ${err.message} — retrying in ${(delay / 1000).toFixed(1)}s (retry ${retries} of ${budget})`,
     });
     if (!(await sleep(delay, opts.signal))) {
       return { ok: false, error: { ...err, reason: "aborted", retryable: false, message: "Interrupted" } };
@@ -218,7 +236,7 @@ function giveUpMessage(err: ClassifiedError, retries: number, tooLong: boolean):
 /** What the user can do about a failure nothing automatic could fix. */
 function withHint(err: ClassifiedError, target: ModelTarget): string {
   const hints: Partial<Record<ClassifiedError["reason"], string>> = {
-    auth: `Check the API key for ${target.provider} ('hermes auth list' shows pooled keys).`,
+    auth: `Check the API key for ${target.provider}: ${apiKeySources(target.provider, homePaths(getHermesHome()).env)} ('hermes auth list' shows pooled keys).`,
     auth_permanent: `The account cannot use ${target.provider}; configure fallback_providers or another provider.`,
     billing: `Add credits, or another key with 'hermes auth add ${target.provider}'.`,
     model_not_found: `Check the model name (-m or model.default), or add a fallback with 'hermes fallback add'.`,
@@ -231,16 +249,24 @@ function withHint(err: ClassifiedError, target: ModelTarget): string {
   return hint ? `${err.message}\n${hint}` : err.message;
 }
 
-async function streamOnce(opts: ModelCallOptions, request: LlmRequest): Promise<ModelCallResult> {
+async function streamOnce(
+  opts: ModelCallOptions,
+  request: LlmRequest,
+  attempt: Attempt,
+): Promise<ModelCallResult> {
   // A model that echoes the recalled <memory-context> block must not show it to the user.
   const scrubber = new StreamingContextScrubber();
   // Shown reasoning is scrubbed too; the stored reasoning is not (signed thinking is replayed as is).
   const reasoningScrubber = new StreamingContextScrubber();
   const emitText = (text: string) => {
-    if (text) opts.emit({ type: "text_delta", text });
+    if (!text) return;
+    attempt.shown = true;
+    opts.emit({ type: "text_delta", text, attempt: attempt.number });
   };
   const emitReasoning = (text: string) => {
-    if (text) opts.emit({ type: "reasoning_delta", text });
+    if (!text) return;
+    attempt.shown = true;
+    opts.emit({ type: "reasoning_delta", text, attempt: attempt.number });
   };
   const flush = () => {
     emitText(scrubber.flush());

@@ -30,6 +30,7 @@ export function repairFor(reason: FailoverReason): RequestRepair | undefined {
     case "overloaded":
     case "server_error":
     case "timeout":
+    case "connection_refused":
     case "context_overflow":
     case "payload_too_large":
     case "image_too_large":
@@ -85,15 +86,23 @@ function withoutReasoning(messages: readonly ChatMessage[]): ChatMessage[] {
 }
 
 /**
- * Tool results are text here; the images that travel with them are the image parts of the user
- * content that follows them before the next assistant turn (Anthropic puts both in one turn).
- * Images the user sent with a question of their own are kept.
+ * The images that travel with tool results: a tool message's own images, and the image parts of
+ * the user content that follows tool results before the next assistant turn (Anthropic puts both
+ * in one turn). Images the user sent with a question of their own are kept.
  */
 function toolImagesToText(messages: readonly ChatMessage[]): ChatMessage[] {
   let afterToolResults = false;
   return messages.map((m) => {
-    if (m.role === "tool") afterToolResults = true;
-    else if (m.role !== "user") afterToolResults = false;
+    if (m.role === "tool") {
+      afterToolResults = true;
+      if (!m.images?.length) return m;
+      const { images, ...text } = m;
+      return {
+        ...text,
+        content: [m.content, ...images.map(() => TOOL_IMAGE_NOTE)].filter(Boolean).join("\n\n"),
+      };
+    }
+    if (m.role !== "user") afterToolResults = false;
     if (m.role !== "user" || !afterToolResults || typeof m.content === "string") return m;
     if (!m.content.some((p) => p.type === "image_url")) return m;
     const content = m.content.map(

@@ -1,16 +1,31 @@
+import type { ToolMessage } from "../llm/types.js";
 import type { ToolContext } from "../tools/context.js";
 import { redactSecrets } from "../tools/redact.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import {
+  errorResult,
+  type ImageBlock,
+  resultImages,
+  resultText,
+  type ToolResult,
+  type ToolResultDetails,
+  withText,
+} from "../tools/result.js";
 import type { AgentEvent } from "./events.js";
-import type { GuardrailDecision } from "./guardrails.js";
+import { countsAsFailure, type GuardrailDecision } from "./guardrails.js";
 import { MAX_TOOL_WORKERS, mapConcurrent, shouldParallelize } from "./parallel.js";
 import type { PreparedCall } from "./tool-calls.js";
 
 export interface ToolRunResult {
   callId: string;
   name: string;
+  /** The text the model reads (a loop guard's guidance included). */
   content: string;
   isError: boolean;
+  /** Images for the model, sent where the provider's tool results can carry them. */
+  images?: ImageBlock[];
+  /** The tool's structured details, for front ends; never sent to the model. */
+  details?: ToolResultDetails;
   /** A loop guardrail ended the turn at this call (it did not run). */
   halted?: boolean;
 }
@@ -29,42 +44,100 @@ export interface ToolRunnerOptions {
   guard?: ToolCallGuard;
 }
 
-const INTERRUPTED_RESULT = JSON.stringify({ error: "Interrupted by the user before this tool finished." });
-
-export const looksLikeError = (content: string): boolean => content.startsWith('{"error"');
+const INTERRUPTED = "Interrupted by the user before this tool finished.";
+const INTERRUPTED_RESULT = JSON.stringify({ error: INTERRUPTED });
 
 /**
- * Runs one tool through the registry: a throw becomes an `{"error": ...}` result, and secrets are
- * redacted (security.redact_secrets) so keys and tokens never reach the model or a script.
+ * Runs one tool through the registry (schema check, handler, cap): a throw becomes an error
+ * result, and secrets are redacted from its text (security.redact_secrets) so keys and tokens
+ * never reach the model or a script.
  */
 export async function dispatchTool(
   registry: ToolRegistry<ToolContext>,
   name: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
-): Promise<string> {
-  let content: string;
+): Promise<ToolResult> {
+  let result: ToolResult;
   try {
-    content = await registry.dispatch(name, args, ctx);
+    result = await registry.dispatchResult(name, args, ctx);
   } catch (err) {
-    content = JSON.stringify({ error: `Error executing ${name}: ${(err as Error)?.message ?? String(err)}` });
+    return errorResult(`Error executing ${name}: ${(err as Error)?.message ?? String(err)}`);
   }
-  return ctx.config.security?.redact_secrets !== false ? redactSecrets(content, ctx.home) : content;
+  if (ctx.config.security?.redact_secrets === false) return result;
+  const text = resultText(result);
+  const clean = redactSecrets(text, ctx.home);
+  return clean === text ? result : withText(result, clean);
 }
 
-/** For loop detection a command that exits non-zero failed too, though its output is no tool error. */
-const failedForGuard = (content: string, isError: boolean): boolean =>
-  isError || /"exit_code":\s*-?[1-9]/.test(content.slice(-400));
+/** How one call went, guard included. */
+export interface CallOutcome {
+  /** The model-facing text (redacted; no guidance appended yet). */
+  text: string;
+  result: ToolResult;
+  isError: boolean;
+  /** Set when the guard refused the call: it did not run. */
+  refused?: GuardrailDecision;
+  /** A warn decision after the call ran. */
+  warning?: GuardrailDecision;
+}
 
-/** Appends a warn decision's guidance to a result and tells the front end. */
-function applyWarning(
-  decision: GuardrailDecision | undefined,
-  content: string,
-  emit: (event: AgentEvent) => void,
-): string {
-  if (decision?.action !== "warn") return content;
-  emit({ type: "status", kind: "warning", message: `Loop guard (${decision.code}, ${decision.count}×)` });
-  return `${content}\n\n${decision.message}`;
+/**
+ * One call on the shared path of the model's calls and a script's: the loop guard's verdict
+ * before, the dispatch, and the guard's record of the outcome after. Never throws.
+ */
+export async function runGuardedCall(
+  name: string,
+  args: Record<string, unknown>,
+  opts: {
+    registry: ToolRegistry<ToolContext>;
+    ctx: ToolContext;
+    guard?: ToolCallGuard | undefined;
+    /** Called once the guard let the call through, just before it runs. */
+    onRun?: () => void;
+  },
+): Promise<CallOutcome> {
+  const before = opts.guard?.beforeCall(name, args);
+  if (before && (before.action === "block" || before.action === "halt")) {
+    const result = errorResult(before.message);
+    return { text: resultText(result), result, isError: true, refused: before };
+  }
+  opts.onRun?.();
+  let result = await dispatchTool(opts.registry, name, args, opts.ctx);
+  let text = resultText(result);
+  if (opts.ctx.signal.aborted && !text) {
+    result = errorResult(INTERRUPTED);
+    text = INTERRUPTED_RESULT;
+  }
+  const after = opts.guard?.afterCall(name, args, text, countsAsFailure(result));
+  const outcome: CallOutcome = { text, result, isError: result.isError === true };
+  if (after?.action === "warn") outcome.warning = after;
+  return outcome;
+}
+
+/** The tool message for one result (`extra`: notes riding on it). The one place it is built. */
+export function toolMessage(r: ToolRunResult, extra = ""): ToolMessage {
+  const message: ToolMessage = {
+    role: "tool",
+    tool_call_id: r.callId,
+    name: r.name,
+    content: r.content + extra,
+  };
+  if (r.images && r.images.length > 0)
+    message.images = r.images.map((img) => ({
+      type: "image_url",
+      image_url: { url: `data:${img.mimeType};base64,${img.data}` },
+    }));
+  return message;
+}
+
+/** A run result from an outcome: images and details only when there are some. */
+function runResult(callId: string, name: string, content: string, outcome: CallOutcome): ToolRunResult {
+  const out: ToolRunResult = { callId, name, content, isError: outcome.isError };
+  const images = resultImages(outcome.result);
+  if (images.length > 0) out.images = images;
+  if (outcome.result.details) out.details = outcome.result.details;
+  return out;
 }
 
 /**
@@ -90,7 +163,7 @@ export async function runToolBatch(
     const name = prepared.toolName ?? prepared.call.function.name;
     if (prepared.error !== undefined) {
       const after = opts.guard?.afterCall(name, prepared.args, prepared.error, true);
-      const content = applyWarning(after, prepared.error, opts.emit);
+      const content = after?.action === "warn" ? warned(prepared.error, after, opts.emit) : prepared.error;
       opts.emit({ type: "tool_start", callId, name, args: prepared.args, emoji: "⚠️" });
       opts.emit({ type: "tool_end", callId, name, result: content, isError: true, durationMs: 0 });
       return { callId, name, content, isError: true };
@@ -98,33 +171,39 @@ export async function runToolBatch(
     if (ctx.signal.aborted) return { callId, name, content: INTERRUPTED_RESULT, isError: true };
     const emoji = registry.get(name)?.emoji ?? "🔧";
     opts.emit({ type: "tool_start", callId, name, args: prepared.args, emoji });
-    const before = opts.guard?.beforeCall(name, prepared.args);
-    if (before && (before.action === "block" || before.action === "halt")) {
-      const refused = JSON.stringify({ error: before.message });
-      opts.emit({ type: "status", kind: "warning", message: `Loop guard stopped ${name} (${before.code})` });
-      opts.emit({ type: "tool_end", callId, name, result: refused, isError: true, durationMs: 0 });
-      return { callId, name, content: refused, isError: true, halted: before.action === "halt" };
-    }
-    opts.onToolActivity?.(name);
     const started = performance.now();
-    let content = await dispatchTool(registry, name, prepared.args, ctx);
-    if (ctx.signal.aborted && !content) content = INTERRUPTED_RESULT;
-    const isError = looksLikeError(content);
-    const after = opts.guard?.afterCall(name, prepared.args, content, failedForGuard(content, isError));
-    content = applyWarning(after, content, opts.emit);
+    const outcome = await runGuardedCall(name, prepared.args, {
+      registry,
+      ctx,
+      guard: opts.guard,
+      onRun: () => opts.onToolActivity?.(name),
+    });
+    if (outcome.refused) {
+      const { refused } = outcome;
+      opts.emit({ type: "status", kind: "warning", message: `Loop guard stopped ${name} (${refused.code})` });
+      opts.emit({ type: "tool_end", callId, name, result: outcome.text, isError: true, durationMs: 0 });
+      return { callId, name, content: outcome.text, isError: true, halted: refused.action === "halt" };
+    }
+    const content = outcome.warning ? warned(outcome.text, outcome.warning, opts.emit) : outcome.text;
     opts.emit({
       type: "tool_end",
       callId,
       name,
       result: content,
-      isError,
+      isError: outcome.isError,
       durationMs: performance.now() - started,
     });
     opts.onToolActivity?.(undefined);
-    return { callId, name, content, isError };
+    return runResult(callId, name, content, outcome);
   };
   if (parallel) return mapConcurrent(calls, MAX_TOOL_WORKERS, runOne);
   const results: ToolRunResult[] = [];
   for (const c of calls) results.push(await runOne(c));
   return results;
+}
+
+/** A warn decision's guidance appended to a result; the front end is told. */
+function warned(content: string, decision: GuardrailDecision, emit: (event: AgentEvent) => void): string {
+  emit({ type: "status", kind: "warning", message: `Loop guard (${decision.code}, ${decision.count}×)` });
+  return `${content}\n\n${decision.message}`;
 }

@@ -23,9 +23,36 @@ export function formatProviderProblem(problem: ProviderProblem, home = getHermes
   ].join("\n");
 }
 
+/** What a file-system error code means, in words. */
+const FS_PROBLEMS: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EEXIST: "a file is in the way",
+  ENOTDIR: "a file is in the way of a folder",
+  EISDIR: "it is a folder",
+};
+
+/** A file-system error (EACCES writing config.yaml, ...) as one line naming the path and a fix. */
+function describeFsError(err: NodeJS.ErrnoException): string | undefined {
+  const problem = err.code ? FS_PROBLEMS[err.code] : undefined;
+  if (!problem || !err.path) return undefined;
+  const home = getHermesHome();
+  const inHome = err.path === home || err.path.startsWith(`${home}/`);
+  const fix = inHome
+    ? ` (HERMES_HOME is ${home}: make it writable, or set HERMES_HOME to a folder you own)`
+    : "";
+  return `hermes: cannot ${err.syscall ?? "use"} ${err.path}: ${problem}${fix}`;
+}
+
 /** Turns any startup failure into a message for a human: no stack traces for expected problems. */
 export function describeFatal(err: unknown): string {
   if (err instanceof ConfigError) return `hermes: ${err.message}`;
+  if (err instanceof Error && "code" in err && !process.env.HERMES_DEBUG) {
+    const fs = describeFsError(err as NodeJS.ErrnoException);
+    if (fs) return fs;
+  }
   if (err instanceof Error && err.name === "NoProviderError" && "problem" in err) {
     return formatProviderProblem((err as Error & { problem: ProviderProblem }).problem);
   }

@@ -2,8 +2,9 @@ import { Command, Option } from "commander";
 import { applyProfile } from "../core/home.js";
 import { mark, reportTiming } from "../core/timing.js";
 import { describeFatal } from "./errors.js";
+import type { RunFlags } from "./open-runtime.js";
 import { addProviderCommands } from "./provider-commands.js";
-import type { RunFlags } from "./runtime.js";
+import { promptFromWords, USAGE_EXIT } from "./root-args.js";
 import { VERSION } from "./version.js";
 
 mark("cli module loaded");
@@ -62,6 +63,10 @@ function buildProgram(setExit: (code: number) => void): Command {
     .option("-z, --oneshot <prompt>", "run one prompt and print only the final answer on stdout")
     .option("-p, --profile <name>", "use the profile ~/.hermes/profiles/<name> as HERMES_HOME")
     .option("--usage-file <path>", USAGE_FILE_HELP)
+    .argument("[prompt...]", "a quoted prompt: the chat starts with it as the first message")
+    .helpCommand(true)
+    // Before any subcommand is added: they inherit it, so their usage errors reach main() too.
+    .exitOverride()
     .showHelpAfterError("(run 'hermes --help' for usage)")
     .addHelpText(
       "after",
@@ -69,6 +74,7 @@ function buildProgram(setExit: (code: number) => void): Command {
         "",
         "Examples:",
         "  hermes                                  interactive chat",
+        '  hermes "why does the build fail?"       interactive chat, starting with this message',
         '  hermes -z "summarise README.md"         one answer on stdout, nothing else',
         '  hermes chat -q "list large files here"  one query, progress on stderr',
         "  hermes config set model.default gpt-5   change a setting",
@@ -80,14 +86,15 @@ function buildProgram(setExit: (code: number) => void): Command {
       ].join("\n"),
     );
   addRunOptions(program);
-  program.action(async (opts: RootFlags) => {
+  program.action(async (words: string[], opts: RootFlags) => {
+    const prompt = promptFromWords(program, words, opts.oneshot !== undefined);
     if (opts.oneshot !== undefined) {
       const { runOneshot } = await import("./commands/oneshot.js");
       setExit(await runOneshot(opts.oneshot, opts, { quiet: true, usageFile: opts.usageFile }));
       return;
     }
     const { runRepl } = await import("./repl/repl.js");
-    setExit(await runRepl(opts));
+    setExit(await runRepl(opts, prompt));
   });
 
   addRunOptions(
@@ -208,13 +215,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     const program = buildProgram((code) => {
       exitCode = code;
     });
-    program.exitOverride();
     await program.parseAsync([...argv], { from: "user" });
   } catch (err) {
     const code = (err as { code?: string; exitCode?: number }).code;
     if (typeof code === "string" && code.startsWith("commander.")) {
-      // Commander already printed help, version or the usage error.
-      exitCode = (err as { exitCode?: number }).exitCode ?? 1;
+      // Commander already printed help, version or the usage error; help and version exit 0.
+      exitCode = (err as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT;
     } else {
       process.stderr.write(`${describeFatal(err)}\n`);
       exitCode = 1;

@@ -11,6 +11,9 @@ export interface RendererOptions {
   showReasoning: boolean;
 }
 
+/** Left where a withdrawn attempt's text ends (the retry's text follows on the next line). */
+const DISCARDED = "  [previous partial answer discarded]";
+
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const PREVIEW_KEYS = ["command", "path", "pattern", "query", "url", "goal", "code"];
 
@@ -35,6 +38,9 @@ export class TerminalRenderer {
   private spinnerShown = false;
   private textOpen = false;
   private paused = false;
+  /** The attempts whose answer text / reasoning was last shown (an `attempt_discarded` may withdraw them). */
+  private textAttempt: number | undefined;
+  private reasoningAttempt: number | undefined;
 
   constructor(private readonly opts: RendererOptions) {}
 
@@ -45,9 +51,15 @@ export class TerminalRenderer {
         this.clearSpinner();
         this.opts.out.write(event.text);
         this.textOpen = true;
+        this.textAttempt = event.attempt;
         return;
       case "reasoning_delta":
-        if (this.opts.showReasoning) this.opts.status.write(`\x1b[2m${event.text}\x1b[0m`);
+        if (!this.opts.showReasoning) return;
+        this.opts.status.write(`\x1b[2m${event.text}\x1b[0m`);
+        this.reasoningAttempt = event.attempt;
+        return;
+      case "attempt_discarded":
+        this.discard(event.attempt);
         return;
       case "tool_start":
         if (!this.opts.showTools) return;
@@ -79,6 +91,9 @@ export class TerminalRenderer {
       case "done":
         this.stopSpinner();
         this.endText();
+        // Attempt numbers start again with the next request.
+        this.textAttempt = undefined;
+        this.reasoningAttempt = undefined;
         return;
       case "subagent":
         if (!this.opts.showTools || event.phase === "tool") return;
@@ -119,6 +134,25 @@ export class TerminalRenderer {
   resume(): void {
     this.paused = false;
     if (this.running.size > 0 && this.opts.status.isTTY) this.startSpinner();
+  }
+
+  /**
+   * What was printed cannot be unprinted (it may have scrolled or gone down a pipe): the withdrawn
+   * text is closed off with a marker on its own line, in the stream that showed it.
+   */
+  private discard(attempt: number): void {
+    const text = this.textAttempt === attempt;
+    const reasoning = this.reasoningAttempt === attempt;
+    if (!text && !reasoning) return;
+    this.clearSpinner();
+    if (text) {
+      this.endText();
+      this.opts.out.write(dim(DISCARDED, this.opts.out));
+    } else {
+      this.opts.status.write(`\n${dim(DISCARDED, this.opts.status)}`);
+    }
+    this.textAttempt = undefined;
+    this.reasoningAttempt = undefined;
   }
 
   private endText(): void {
@@ -164,6 +198,10 @@ export class TerminalRenderer {
 }
 
 const fmtPreview = (p: string): string => (p ? `: ${p}` : "");
+
+/** One line, dimmed on a terminal. */
+const dim = (line: string, stream: NodeJS.WritableStream): string =>
+  (stream as { isTTY?: boolean }).isTTY ? `\x1b[2m${line}\x1b[0m\n` : `${line}\n`;
 
 /** One compact line per child start/finish: `↳ [2] goal… started` / `↳ [2] goal… done`. */
 function subagentLine(e: SubagentEvent): string {

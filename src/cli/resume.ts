@@ -1,5 +1,6 @@
+import type { Runtime } from "../runtime/runtime.js";
 import type { SessionRecord } from "../state/store.js";
-import type { RunFlags, Runtime } from "./runtime.js";
+import type { RunFlags } from "./open-runtime.js";
 
 /**
  * Which stored session `-c` / `-r ID|TITLE` asks for. `{}` for a new session; `{ error }` when the

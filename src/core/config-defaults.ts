@@ -40,6 +40,10 @@ export interface HermesConfig {
   model: ModelSettings;
   /** Toolsets enabled when no `-t` flag is given. */
   toolsets: string[];
+  /** MCP servers by name (docs/mcp.md): command/args/env/cwd or url/headers, timeouts, tool filters. */
+  mcp_servers: Record<string, unknown>;
+  /** Seconds the first request waits for MCP servers to connect; later ones join the next session. */
+  mcp_discovery_timeout: number;
   /** Providers tried in order when the primary cannot answer (model missing, auth, limits). */
   fallback_providers: FallbackProvider[];
   /** Provider → fill_first | round_robin | random | least_used, for keys pooled in auth.json. */
@@ -174,6 +178,45 @@ export interface HermesConfig {
   security: {
     /** Replace API keys and tokens in tool results with [REDACTED:name]. */
     redact_secrets: boolean;
+    /** Let web tools reach loopback, private and CGNAT addresses (cloud metadata stays refused). */
+    allow_private_urls: boolean;
+    /** Sites web tools refuse: hosts (subdomains included) or `*.host` patterns. */
+    website_blocklist: {
+      enabled: boolean;
+      domains: string[];
+      /** Files of rules, one a line (`#` comments); relative paths are under HERMES_HOME. */
+      shared_files: string[];
+    };
+  };
+  /** web_search and web_extract (docs/tools.md, "Web"). */
+  web: {
+    /** Search backend used when search_backend is empty. */
+    backend: string;
+    /** searxng | duckduckgo | brave | tavily | exa | firecrawl; "" = the first usable one. */
+    search_backend: string;
+    /** Base URL of a SearXNG instance with its JSON format enabled ("" = SEARXNG_URL from .env). */
+    searxng_url: string;
+    /** Characters of one page web_extract returns whole; longer pages come back as head + tail. */
+    extract_char_limit: number;
+    /** Seconds one page may take to arrive, redirects included. */
+    extract_timeout: number;
+    /** Bytes of one page read at most; the rest is never downloaded. */
+    extract_max_bytes: number;
+    /** Redirects followed for one page. */
+    max_redirects: number;
+  };
+  /** The browser tools (docs/tools.md, "Browser"). */
+  browser: {
+    /** Chromium or Chrome binary; "" = chromium (or chromium-browser, google-chrome) on PATH. */
+    executable_path: string;
+    /** DevTools URL of a running Chrome to attach to instead of launching one ("" = launch). */
+    cdp_url: string;
+    /** Seconds without a browser call after which a task's browser closes. */
+    inactivity_timeout: number;
+    /** Characters of a page snapshot returned whole; longer ones are cut with a note. */
+    snapshot_max_chars: number;
+    /** Summarise long snapshots with the auxiliary web_extract model instead of cutting them. */
+    summarize_snapshots: boolean;
   };
   /** Side-task models (seed 004 §16): one block per task. */
   auxiliary: Record<AuxiliaryTask, AuxiliaryTaskSettings>;
@@ -181,6 +224,51 @@ export interface HermesConfig {
   sessions: {
     /** chat (interactive chat on a terminal) | always (one-shots and piped input too) | off. */
     auto_title: string;
+  } /** Skills: procedural memory under HERMES_HOME/skills (docs/skills.md). */;
+  skills: {
+    /** More folders of skills, read-only (listed after the home's own). */
+    external_dirs: string[];
+    /** Replace ${HERMES_SKILL_DIR} and ${HERMES_SESSION_ID} in a loaded skill. */
+    template_vars: boolean;
+    /** Run !`cmd` snippets of a loaded skill and put their output in its place. */
+    inline_shell: boolean;
+    /** Seconds one inline snippet may run. */
+    inline_shell_timeout: number;
+    /** Scan skills the agent writes with the install scanner. */
+    guard_agent_created: boolean;
+    /** Ask the user before skill_manage changes anything. */
+    write_approval: boolean;
+    /** Tool calls in one turn after which a background review may save a skill (0 = never). */
+    creation_nudge_interval: number;
+    /** Skills hidden everywhere (names). */
+    disabled: string[];
+    /** Skills hidden on one platform: platform → names. */
+    platform_disabled: Record<string, string[]>;
+    /** Extra install sources trusted like the built-in trusted ones (URL or owner/repo prefixes). */
+    trusted_sources: string[];
+    /** Values of settings that skills declare (metadata.hermes.config): key → value. */
+    config: Record<string, unknown>;
+  };
+  /** Upkeep of agent-created skills: unused ones are archived, never deleted. */
+  curator: {
+    enabled: boolean;
+    /** Hours between scheduled runs. */
+    interval_hours: number;
+    /** Hours the agent must be idle before a scheduled run. */
+    min_idle_hours: number;
+    /** Days without use after which a skill is reported stale. */
+    stale_after_days: number;
+    /** Days without use after which a skill is archived. */
+    archive_after_days: number;
+    /** Merge overlapping skills (uses the auxiliary model). */
+    consolidate: boolean;
+    /** Bundled skills may be archived too. */
+    prune_builtins: boolean;
+    backup: {
+      enabled: boolean;
+      /** Backups kept. */
+      keep: number;
+    };
   };
 }
 
@@ -229,6 +317,8 @@ export const DEFAULT_CONFIG: HermesConfig = {
     max_tokens: 0,
   },
   toolsets: ["hermes-cli"],
+  mcp_servers: {},
+  mcp_discovery_timeout: 1.5,
   fallback_providers: [],
   credential_pool_strategies: {},
   agent: {
@@ -317,6 +407,28 @@ export const DEFAULT_CONFIG: HermesConfig = {
   command_allowlist: [],
   security: {
     redact_secrets: true,
+    allow_private_urls: false,
+    website_blocklist: {
+      enabled: true,
+      domains: [],
+      shared_files: [],
+    },
+  },
+  web: {
+    backend: "",
+    search_backend: "",
+    searxng_url: "",
+    extract_char_limit: 15_000,
+    extract_timeout: 30,
+    extract_max_bytes: 10_000_000,
+    max_redirects: 5,
+  },
+  browser: {
+    executable_path: "",
+    cdp_url: "",
+    inactivity_timeout: 120,
+    snapshot_max_chars: 8000,
+    summarize_snapshots: false,
   },
   auxiliary: {
     compression: auxiliaryDefaults(),
@@ -328,5 +440,31 @@ export const DEFAULT_CONFIG: HermesConfig = {
   },
   sessions: {
     auto_title: "chat",
+  },
+  skills: {
+    external_dirs: [],
+    template_vars: true,
+    inline_shell: false,
+    inline_shell_timeout: 10,
+    guard_agent_created: false,
+    write_approval: false,
+    creation_nudge_interval: 10,
+    disabled: [],
+    platform_disabled: {},
+    trusted_sources: [],
+    config: {},
+  },
+  curator: {
+    enabled: true,
+    interval_hours: 168,
+    min_idle_hours: 2,
+    stale_after_days: 30,
+    archive_after_days: 90,
+    consolidate: false,
+    prune_builtins: true,
+    backup: {
+      enabled: true,
+      keep: 5,
+    },
   },
 };

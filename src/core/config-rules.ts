@@ -82,6 +82,15 @@ function poolStrategiesRule(value: unknown): string | undefined {
   return undefined;
 }
 
+/** platform → list of skill names. */
+function platformDisabledRule(value: unknown): string | undefined {
+  for (const [platform, names] of Object.entries(value as Record<string, unknown>)) {
+    if (!Array.isArray(names) || names.some((n) => typeof n !== "string"))
+      return `'${platform}' must be a list of skill names`;
+  }
+  return undefined;
+}
+
 export const CONFIG_RULES: Record<string, Rule> = {
   "model.provider": oneOf(...PROVIDERS),
   "model.api_mode": oneOf(...API_MODES),
@@ -137,6 +146,16 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "approvals.timeout": numberAbove(0),
   "agent.reasoning_effort": oneOf("", "low", "medium", "high"),
   "sessions.auto_title": oneOf("chat", "always", "off"),
+  "skills.inline_shell_timeout": numberAbove(0),
+  "skills.creation_nudge_interval": intAtLeast(0),
+  "skills.platform_disabled": platformDisabledRule,
+  "curator.interval_hours": numberAbove(0),
+  "curator.min_idle_hours": numberAtLeast(0),
+  "curator.stale_after_days": numberAtLeast(0),
+  "curator.archive_after_days": numberAbove(0),
+  "curator.backup.keep": intAtLeast(0),
+  "browser.inactivity_timeout": numberAbove(0),
+  "browser.snapshot_max_chars": intAtLeast(500),
   ...Object.fromEntries(
     AUXILIARY_TASKS.flatMap((task): [string, Rule][] => [
       [`auxiliary.${task}.provider`, oneOf("auto", "main", ...PROVIDERS.filter((p) => p !== "auto"))],

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type Document, isMap, isScalar, LineCounter, parseDocument, parse as parseYaml } from "yaml";
 import { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
 import { CONFIG_RULES, FREE_TYPED_KEYS } from "./config-rules.js";
+import { yamlErrorLine } from "./yaml-error-line.js";
 
 export { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
 
@@ -12,6 +13,8 @@ export class ConfigError extends Error {
     readonly file: string,
     readonly key?: string,
     readonly line?: number,
+    /** The problem without its location ("'agent.max_turns' must be a number ..."). */
+    readonly problem?: string,
   ) {
     super(message);
     this.name = "ConfigError";
@@ -47,11 +50,15 @@ function normaliseShorthands(raw: Plain): Plain {
   return raw;
 }
 
+/** The line of the deepest key of `path` written in the document (where its key is, not its value). */
 function lineOf(doc: Document | undefined, counter: LineCounter, path: string[]): number | undefined {
   if (!doc) return undefined;
   for (let depth = path.length; depth > 0; depth--) {
-    const node = doc.getIn(path.slice(0, depth), true) as { range?: [number, number, number] } | undefined;
-    if (node?.range) return counter.linePos(node.range[0]).line;
+    const parent = depth === 1 ? doc.contents : doc.getIn(path.slice(0, depth - 1), true);
+    if (!isMap(parent)) continue;
+    const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === path[depth - 1]);
+    const range = (pair?.key as { range?: [number, number, number] } | undefined)?.range;
+    if (range) return counter.linePos(range[0]).line;
   }
   return undefined;
 }
@@ -71,7 +78,8 @@ function validate(user: Plain, file: string, doc: Document | undefined, counter:
       const fail = (why: string): never => {
         const line = lineOf(doc, counter, keyPath);
         const where = line ? `${file}:${line}` : file;
-        throw new ConfigError(`${where}: '${dotted}' ${why} (got ${JSON.stringify(v)})`, file, dotted, line);
+        const problem = `'${dotted}' ${why} (got ${JSON.stringify(v)})`;
+        throw new ConfigError(`${where}: ${problem}`, file, dotted, line, problem);
       };
       if (v === null) fail("has no value; remove the key or give it one");
       const rule = CONFIG_RULES[dotted];
@@ -101,13 +109,9 @@ export function parseConfigText(text: string, file: string): LoadedConfig {
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
   if (doc.errors.length > 0) {
     const err = doc.errors[0]!;
-    const line = counter.linePos(err.pos[0]).line;
-    throw new ConfigError(
-      `${file}:${line}: invalid YAML: ${err.message.split("\n")[0]}`,
-      file,
-      undefined,
-      line,
-    );
+    const line = yamlErrorLine(text, err, counter);
+    const problem = `invalid YAML: ${err.message.split("\n")[0]}`;
+    throw new ConfigError(`${file}:${line}: ${problem}`, file, undefined, line, problem);
   }
   const raw: unknown = doc.toJS() ?? {};
   if (!isPlainObject(raw)) {
@@ -157,11 +161,21 @@ export function parseCliValue(raw: string): unknown {
 export function setConfigValue(configPath: string, dotted: string, value: unknown): HermesConfig {
   const path = dotted.split(".");
   const defaultValue = getConfigValue(DEFAULT_CONFIG, dotted);
-  if (defaultValue === undefined) throw new ConfigError(`unknown config key '${dotted}'`, configPath, dotted);
+  if (defaultValue === undefined && !underFreeForm(path))
+    throw new ConfigError(`unknown config key '${dotted}'`, configPath, dotted);
   const text = existsSync(configPath) ? readFileSync(configPath, "utf8") : "";
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0)
-    throw new ConfigError(`${configPath}: invalid YAML; fix it before using 'config set'`, configPath);
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0]!;
+    const line = yamlErrorLine(text, err, counter);
+    throw new ConfigError(
+      `${configPath}:${line}: invalid YAML (${err.message.split("\n")[0]}); fix it before using 'config set'`,
+      configPath,
+      undefined,
+      line,
+    );
+  }
   if (path[0] === "model" && isScalar(doc.get("model", true))) {
     doc.set("model", doc.createNode({ default: doc.get("model") }));
   }
@@ -169,11 +183,59 @@ export function setConfigValue(configPath: string, dotted: string, value: unknow
     throw new ConfigError(`${configPath}: the top level must be a mapping of keys`, configPath);
   }
   const coerced = typeof defaultValue === "string" && typeof value !== "string" ? String(value) : value;
+  const before = doc.clone();
   doc.setIn(path, coerced);
   const next = doc.toString();
-  const loaded = parseConfigText(next, configPath);
+  let loaded: LoadedConfig;
+  try {
+    loaded = parseConfigText(next, configPath);
+  } catch (err) {
+    throw unsavedError(err, configPath, before, counter);
+  }
   const tmp = `${configPath}.tmp-${process.pid}`;
   writeFileSync(tmp, next, { mode: 0o600 });
   renameSync(tmp, configPath);
   return loaded.config;
+}
+
+/** True when a key lies inside a mapping whose keys the user chooses (e.g. `mcp_servers.<name>`). */
+function underFreeForm(path: readonly string[]): boolean {
+  for (let depth = path.length - 1; depth > 0; depth--) {
+    const parent = getConfigValue(DEFAULT_CONFIG, path.slice(0, depth).join("."));
+    if (parent !== undefined) return isPlainObject(parent) && Object.keys(parent).length === 0;
+  }
+  return false;
+}
+
+/**
+ * Removes one key from config.yaml, keeping everything else as written; false when it was not
+ * there. Only keys inside user-chosen mappings (e.g. `mcp_servers.<name>`) can be removed.
+ */
+export function removeConfigValue(configPath: string, dotted: string): boolean {
+  const path = dotted.split(".");
+  if (!underFreeForm(path)) throw new ConfigError(`'${dotted}' cannot be removed`, configPath, dotted);
+  if (!existsSync(configPath)) return false;
+  const text = readFileSync(configPath, "utf8");
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0)
+    throw new ConfigError(`${configPath}: invalid YAML; fix it before changing settings`, configPath);
+  if (!doc.hasIn(path)) return false;
+  doc.deleteIn(path);
+  const next = doc.toString();
+  parseConfigText(next, configPath);
+  const tmp = `${configPath}.tmp-${process.pid}`;
+  writeFileSync(tmp, next, { mode: 0o600 });
+  renameSync(tmp, configPath);
+  return true;
+}
+
+/**
+ * A value `config set` refused. Line numbers of the edited text would point into a file never
+ * written, so the line named is the key's line in the file as it is, or none.
+ */
+function unsavedError(err: unknown, file: string, current: Document, counter: LineCounter): unknown {
+  if (!(err instanceof ConfigError) || !err.problem) return err;
+  const line = err.key ? lineOf(current, counter, err.key.split(".")) : undefined;
+  const where = line ? `${file}:${line}` : file;
+  return new ConfigError(`${where}: ${err.problem}; nothing was changed`, file, err.key, line, err.problem);
 }

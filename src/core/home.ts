@@ -1,6 +1,6 @@
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /**
  * HERMES_HOME resolution. Every path the program writes goes through here so that profiles stay
@@ -57,18 +57,89 @@ export function homePaths(home: string) {
 
 export type HomePaths = ReturnType<typeof homePaths>;
 
-/** Creates the home and its standard folders on first run. Idempotent and cheap when present. */
+/** HERMES_HOME cannot hold Hermes' files; the message names the path, what is wrong and the fix. */
+export class HomeError extends Error {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = "HomeError";
+  }
+}
+
+/**
+ * Creates the home and its standard folders on first run. Idempotent and cheap when present.
+ * Throws HomeError when the home cannot be created (a file in the way, no write permission).
+ */
 export function ensureHermesHome(home: string): HomePaths {
   const paths = homePaths(home);
-  if (!existsSync(paths.logs)) {
-    for (const dir of [home, paths.logs, paths.memories, paths.skills, paths.sessions, paths.cache]) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (existsSync(paths.logs)) return paths;
+  try {
+    makeDirs(home);
+    for (const dir of [paths.logs, paths.memories, paths.skills, paths.sessions, paths.cache]) {
+      if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
     }
-    try {
-      chmodSync(home, 0o700);
-    } catch {
-      // A home on a filesystem without modes is still usable.
-    }
+  } catch (err) {
+    throw homeError(home, err);
+  }
+  try {
+    chmodSync(home, 0o700);
+  } catch {
+    // A home on a filesystem without modes is still usable.
   }
   return paths;
+}
+
+/**
+ * `mkdir -p`, one level at a time: a recursive mkdir spins on virtual filesystems (a path under
+ * /proc) that answer ENOENT to every create, where this fails at once.
+ */
+function makeDirs(dir: string): void {
+  const missing: string[] = [];
+  let cur = resolve(dir);
+  while (!existsSync(cur)) {
+    missing.push(cur);
+    const parent = dirname(cur);
+    if (parent === cur) break;
+    cur = parent;
+  }
+  for (const d of missing.reverse()) mkdirSync(d, { mode: 0o700 });
+}
+
+/** The first path from `path` up to the root that exists and is not a folder. */
+function fileInTheWay(path: string): string | undefined {
+  for (let cur = resolve(path); ; cur = dirname(cur)) {
+    try {
+      if (!statSync(cur).isDirectory()) return cur;
+    } catch {
+      // Missing: look at its parent.
+    }
+    if (dirname(cur) === cur) return undefined;
+  }
+}
+
+function homeError(home: string, err: unknown): HomeError {
+  const e = err as NodeJS.ErrnoException;
+  const where = `HERMES_HOME (${home}) is not usable`;
+  const file = fileInTheWay(e.path ?? home);
+  if (file) {
+    return new HomeError(
+      `${where}: ${file} is a file, not a folder. Set HERMES_HOME to a folder, or move that file away.`,
+      file,
+    );
+  }
+  const path = e.path ?? home;
+  const why =
+    e.code === "EACCES" || e.code === "EPERM"
+      ? "permission denied"
+      : e.code === "EROFS"
+        ? "read-only file system"
+        : e.code === "ENOENT"
+          ? "the file system does not allow it"
+          : e.message;
+  return new HomeError(
+    `${where}: cannot create ${path} (${why}). Make ${dirname(path)} writable, or set HERMES_HOME to a folder you own.`,
+    path,
+  );
 }

@@ -115,7 +115,12 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): {
           type: "tool_result",
           tool_use_id: anthropicToolId(m.tool_call_id),
         };
-        if (m.content) block.content = m.content;
+        if (m.images?.length)
+          block.content = [
+            ...(m.content ? [{ type: "text" as const, text: m.content }] : []),
+            ...m.images.map((i) => imageBlock(i.image_url.url)),
+          ];
+        else if (m.content) block.content = m.content;
         push("user", [block]);
         break;
       }
@@ -150,7 +155,10 @@ export function buildAnthropicParams(request: LlmRequest): AnthropicStreamParams
     stream: true,
   };
   if (cached.system.length > 0) params.system = cached.system;
-  if (request.tools.length > 0) params.tools = toAnthropicTools(request.tools);
+  if (request.tools.length > 0) {
+    params.tools = toAnthropicTools(request.tools);
+    if (request.toolChoice) params.tool_choice = { type: request.toolChoice };
+  }
   const effort = target.reasoningEffort;
   if (effort && supportsReasoning(target.model)) {
     const budget = THINKING_BUDGETS[effort];

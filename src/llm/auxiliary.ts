@@ -199,7 +199,8 @@ export function resolveAuxiliaryChain(
   };
   const custom = (): ModelTarget | undefined => {
     const mainIsCustom = main.provider === "custom";
-    const url = ctx.customBaseUrl?.trim() || get("OPENAI_BASE_URL") || (mainIsCustom ? main.baseUrl : "");
+    // The main model's precedence: OPENAI_BASE_URL in the environment wins over model.base_url.
+    const url = get("OPENAI_BASE_URL") || ctx.customBaseUrl?.trim() || (mainIsCustom ? main.baseUrl : "");
     const model = ctx.customModel?.trim() || (mainIsCustom ? main.model : "");
     if (!url || !model) return undefined;
     const key = mainIsCustom && url === main.baseUrl ? main.apiKey : get("OPENAI_API_KEY");

@@ -82,6 +82,11 @@ export interface ResolveOptions {
   cacheTtl?: "5m" | "1h";
   timeoutMs?: number;
   reasoningEffort?: ReasoningEffort;
+  /**
+   * OPENAI_BASE_URL wins over settings.base_url: set for the main model, where a variable set for
+   * one run overrides config.yaml. A fallback keeps its own base_url.
+   */
+  envBaseUrlFirst?: boolean;
 }
 
 type KnownProvider = Exclude<ProviderName, "auto" | "custom">;
@@ -143,6 +148,8 @@ export interface ProviderProblem {
   envVars: { name: string; provider: string; description: string }[];
   /** config.yaml keys that would fix it. */
   configKeys: { key: string; description: string }[];
+  /** missing_model: the endpoint that was chosen, so its model list can be asked for. */
+  endpoint?: { baseUrl: string; apiKey: string };
 }
 
 export type ResolveResult = { ok: true; target: ModelTarget } | { ok: false; problem: ProviderProblem };
@@ -162,8 +169,33 @@ const CONFIG_HELP = [
   { key: "model.api_key", description: "API key (else read from the provider's variable)" },
 ];
 
-function problem(kind: ProviderProblemKind, summary: string): ResolveResult {
-  return { ok: false, problem: { kind, summary, envVars: ENV_HELP, configKeys: CONFIG_HELP } };
+function problem(
+  kind: ProviderProblemKind,
+  summary: string,
+  endpoint?: ProviderProblem["endpoint"],
+): ResolveResult {
+  const p: ProviderProblem = { kind, summary, envVars: ENV_HELP, configKeys: CONFIG_HELP };
+  if (endpoint) p.endpoint = endpoint;
+  return { ok: false, problem: p };
+}
+
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, "");
+
+/**
+ * The warning for a run whose OPENAI_BASE_URL overrides a different model.base_url (the
+ * environment wins; see ResolveOptions.envBaseUrlFirst); undefined when they agree.
+ */
+export function baseUrlOverrideNote(
+  settings: ProviderSettings,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const requested = (settings.provider?.trim() || "auto").toLowerCase();
+  if (requested !== "auto" && requested !== "custom") return undefined;
+  const envUrl = withoutTrailingSlash(env.OPENAI_BASE_URL?.trim() ?? "");
+  const configUrl = withoutTrailingSlash(settings.base_url?.trim() ?? "");
+  if (!envUrl || !configUrl || envUrl === configUrl) return undefined;
+  const key = settings.api_key?.trim() ? " (model.api_key is not sent to it)" : "";
+  return `OPENAI_BASE_URL (${envUrl}) overrides model.base_url (${configUrl}) for this run${key}; unset OPENAI_BASE_URL to use model.base_url.`;
 }
 
 function isKnown(p: string): p is KnownProvider {
@@ -172,8 +204,8 @@ function isKnown(p: string): p is KnownProvider {
 
 /**
  * Resolves settings + env into a ModelTarget. An explicit provider wins; `auto` picks a base URL
- * (model.base_url, then OPENAI_BASE_URL) before API keys in the order OpenRouter, Anthropic,
- * OpenAI, Nous. Pure: reads only its arguments.
+ * (model.base_url, then OPENAI_BASE_URL; the other way round with envBaseUrlFirst) before API keys
+ * in the order OpenRouter, Anthropic, OpenAI, Nous. Pure: reads only its arguments.
  */
 export function resolveProvider(
   settings: ProviderSettings,
@@ -189,15 +221,20 @@ export function resolveProvider(
   let provider: string;
   let baseUrl: string;
   let apiKey: string;
-  if (requested === "custom" || (requested === "auto" && (configUrl || get("OPENAI_BASE_URL")))) {
-    baseUrl = configUrl || get("OPENAI_BASE_URL");
+  const envUrl = get("OPENAI_BASE_URL");
+  if (requested === "custom" || (requested === "auto" && (configUrl || envUrl))) {
+    const urlFromEnv = Boolean(envUrl) && (options.envBaseUrlFirst === true || !configUrl);
+    baseUrl = urlFromEnv ? envUrl : configUrl;
     if (!baseUrl)
       return problem("missing_base_url", "model.provider is custom but model.base_url is not set.");
     provider = "custom";
     // OPENAI_BASE_URL conventionally pairs with OPENAI_API_KEY; a model.base_url never gets a
-    // vendor key it was not meant for (that would leak it to an arbitrary server).
-    const pairedKey = configUrl ? "" : get("OPENAI_API_KEY");
-    apiKey = configKey || pairedKey || keyForHost(baseUrl, get) || PLACEHOLDER_API_KEY;
+    // vendor key it was not meant for (that would leak it to an arbitrary server), and
+    // model.api_key is not sent to another server the environment chose.
+    const pairedKey = urlFromEnv ? get("OPENAI_API_KEY") : "";
+    const overridden =
+      urlFromEnv && configUrl !== "" && withoutTrailingSlash(configUrl) !== withoutTrailingSlash(envUrl);
+    apiKey = (overridden ? "" : configKey) || pairedKey || keyForHost(baseUrl, get) || PLACEHOLDER_API_KEY;
   } else if (requested === "auto") {
     const picked =
       AUTO_ORDER.find((p) => get(PROVIDERS[p].envKey)) ?? (configKey ? providerForKey(configKey) : undefined);
@@ -220,7 +257,12 @@ export function resolveProvider(
   }
 
   const resolvedModel = model || (isKnown(provider) ? PROVIDERS[provider].defaultModel : "");
-  if (!resolvedModel) return problem("missing_model", `model.default must be set when using ${baseUrl}.`);
+  if (!resolvedModel) {
+    return problem("missing_model", `model.default must be set when using ${baseUrl}.`, {
+      baseUrl: withoutTrailingSlash(baseUrl),
+      apiKey,
+    });
+  }
 
   const modeSetting = settings.api_mode?.trim() ?? "";
   if (modeSetting && !isApiMode(modeSetting)) {
@@ -245,6 +287,18 @@ export function resolveProvider(
   if (options.timeoutMs && options.timeoutMs > 0) target.timeoutMs = options.timeoutMs;
   if (options.reasoningEffort) target.reasoningEffort = options.reasoningEffort;
   return { ok: true, target };
+}
+
+/**
+ * Where the key for `provider` is read from, for a "check the key" hint: its variable (in the
+ * environment or `envFile`) or model.api_key. A custom endpoint's key is model.api_key (or
+ * OPENAI_API_KEY when the endpoint came from OPENAI_BASE_URL).
+ */
+export function apiKeySources(provider: string, envFile: string): string {
+  if (isKnown(provider)) {
+    return `${PROVIDERS[provider].envKey} in the environment or in ${envFile}, or model.api_key in config.yaml`;
+  }
+  return `model.api_key in config.yaml, or OPENAI_API_KEY (with OPENAI_BASE_URL) in the environment or in ${envFile}`;
 }
 
 /** A custom base URL that is really a known vendor can still use that vendor's key variable. */

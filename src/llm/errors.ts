@@ -13,13 +13,19 @@
  *   5. SSL/TLS transient               → timeout, never compression (§4.4)
  *   6. disconnect on a request filling most of the window → context overflow; any other
  *      disconnect, however large the request, → timeout
- *   7. transport error names / codes   → timeout with a useful message
+ *   7. transport error names / codes   → timeout with a useful message; a refused connection is
+ *                                       connection_refused (one quick retry when the server is local)
  *   8. unknown                         → retryable
  */
 import { collectFacts, type ErrorFacts } from "./error-facts.js";
+import { classified, type Flags } from "./error-flags.js";
 import * as P from "./error-patterns.js";
+import { byTransport } from "./error-transport.js";
 import { resetFromBody, resetFromHeaders, resetFromText } from "./reset-time.js";
 import type { ClassifiedError, FailoverReason } from "./types.js";
+
+export { classified } from "./error-flags.js";
+export { LOCAL_REFUSED_RETRY_DELAY_MS } from "./error-transport.js";
 
 export interface ClassifyContext {
   provider?: string;
@@ -30,61 +36,6 @@ export interface ClassifyContext {
   contextLength?: number;
   /** Clock for resetAt (tests). */
   now?: number;
-}
-
-type Flags = Pick<
-  ClassifiedError,
-  "retryable" | "shouldCompress" | "shouldRotateCredential" | "shouldFallback"
->;
-
-const flag = (retryable: boolean, compress = false, rotate = false, fallback = false): Flags => ({
-  retryable,
-  shouldCompress: compress,
-  shouldRotateCredential: rotate,
-  shouldFallback: fallback,
-});
-
-/**
- * Recovery hints per reason: the policy half of §4.5, kept in one table. A rate limit may rotate
- * to another key and, when no key can help, fall back rather than wait out a shared quota (PR
- * #12554); a policy block is account-wide, so neither helps, and a content-policy refusal is the
- * same for this prompt anywhere. Replayed reasoning and tool-result images are repaired once by the
- * model call; when that cannot help, they are format errors.
- */
-const FLAGS: Record<FailoverReason, Flags> = {
-  auth: flag(false, false, true, true),
-  auth_permanent: flag(false, false, false, true),
-  billing: flag(false, false, true, true),
-  rate_limit: flag(true, false, true, true),
-  overloaded: flag(true),
-  server_error: flag(true),
-  timeout: flag(true),
-  context_overflow: flag(true, true),
-  payload_too_large: flag(true, true),
-  image_too_large: flag(false),
-  model_not_found: flag(false, false, false, true),
-  provider_policy_blocked: flag(false),
-  content_policy_blocked: flag(false),
-  format_error: flag(false, false, false, true),
-  invalid_encrypted_content: flag(false, false, false, true),
-  multimodal_tool_content_unsupported: flag(false, false, false, true),
-  thinking_signature: flag(true),
-  long_context_tier: flag(true, true),
-  llama_cpp_grammar_pattern: flag(true),
-  aborted: flag(false),
-  unknown: flag(true),
-};
-
-/** Builds a ClassifiedError with the table's flags for `reason` (plus explicit overrides). */
-export function classified(
-  reason: FailoverReason,
-  message: string,
-  extra: { status?: number; resetAt?: number; flags?: Partial<Flags> } = {},
-): ClassifiedError {
-  const out: ClassifiedError = { reason, message, ...FLAGS[reason], ...extra.flags };
-  if (extra.status !== undefined) out.status = extra.status;
-  if (extra.resetAt !== undefined) out.resetAt = extra.resetAt;
-  return out;
 }
 
 /**
@@ -123,7 +74,7 @@ function classifyUnsafe(err: unknown, ctx: ClassifyContext): ClassifiedError {
     (f.status !== undefined ? byStatus(f.status, f, make, ctx) : undefined) ??
     byBodyCode(f, make, ctx) ??
     byMessage(f, make) ??
-    byTransport(f, ctx)
+    byTransport(f, ctx, windowFill(ctx))
   );
 }
 
@@ -226,7 +177,7 @@ function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContex
     default:
       if (status >= 500) return make("server_error", "Provider server error");
       if (status >= 400) return make("format_error", "Request rejected");
-      return byMessage(f, make) ?? byTransport(f, ctx);
+      return byMessage(f, make) ?? byTransport(f, ctx, windowFill(ctx));
   }
 }
 
@@ -256,8 +207,6 @@ function byBadRequest(f: ErrorFacts, make: Make, ctx: ClassifyContext): Classifi
 
 /** A 400 without a reason is read as an overflow from this share of the context window up. */
 const BARE_400_OVERFLOW_FILL = 0.85;
-/** A disconnect is read as an overflow above this share of the window (§4.4). */
-const DISCONNECT_OVERFLOW_FILL = 0.6;
 
 /** The request's estimated share of the context window; 0 when either number is unknown. */
 function windowFill(ctx: ClassifyContext): number {
@@ -314,60 +263,6 @@ function byMessage(f: ErrorFacts, make: Make): ClassifiedError | undefined {
   if (P.hasAny(t, P.AUTH_PATTERNS)) return make("auth", "Authentication failed");
   if (P.hasAny(t, P.MODEL_MISSING_PATTERNS)) return make("model_not_found", "Model not found");
   return undefined;
-}
-
-/** Steps 5–8: the request never got an HTTP answer. */
-function byTransport(f: ErrorFacts, ctx: ClassifyContext): ClassifiedError {
-  const where = ctx.baseUrl ?? "the provider";
-  const t = f.text;
-  const hasCode = (codes: readonly string[]) => f.codes.some((c) => codes.includes(c));
-  const detail = f.message || "unknown error";
-  // 5. SSL hiccups are transport noise: retry, never compress (§4.4), so they go first.
-  if (P.hasAny(t, P.SSL_PATTERNS) || f.codes.some((c) => c.startsWith("ERR_SSL") || c.startsWith("CERT_"))) {
-    return classified("timeout", `TLS error talking to ${where}: ${detail}`);
-  }
-  // 6. A disconnect on a request filling most of the window usually means the server choked on
-  // the context size (§4.4); on a larger window, however big the request, it is a dropped
-  // connection worth a retry (words about the context were read in step 4).
-  if (hasCode(P.DISCONNECT_CODES) || P.hasAny(t, P.DISCONNECT_PATTERNS)) {
-    const { approxTokens, contextLength } = ctx;
-    if (windowFill(ctx) > DISCONNECT_OVERFLOW_FILL) {
-      return classified(
-        "context_overflow",
-        `${where} closed the connection on a large request (~${approxTokens} of ${contextLength} tokens): the conversation is probably too long for the model.`,
-      );
-    }
-    return classified("timeout", `Connection to ${where} was closed mid-response.`);
-  }
-  // 7. Transport error names and codes, each with what the user can check.
-  if (hasCode(["ECONNREFUSED"])) {
-    return classified("timeout", `Cannot reach ${where} (connection refused). Is the server running?`);
-  }
-  // fetch refuses "unsafe" ports (e.g. 9, 25, 6000) before connecting: retrying cannot help.
-  if (t.includes("bad port")) {
-    return classified(
-      "format_error",
-      `Cannot reach ${where}: fetch blocks this port as unsafe. Use another port.`,
-    );
-  }
-  if (hasCode(["ENOTFOUND", "EAI_AGAIN"])) {
-    return classified(
-      "timeout",
-      `Cannot reach ${where} (host name not found). Check model.base_url and DNS.`,
-    );
-  }
-  if (
-    hasCode(P.TIMEOUT_CODES) ||
-    f.names.some((n) => n === "APIConnectionTimeoutError" || n === "TimeoutError") ||
-    P.hasAny(t, P.TIMEOUT_PATTERNS)
-  ) {
-    return classified("timeout", `Request to ${where} timed out.`);
-  }
-  if (f.names.includes("APIConnectionError") || t.includes("fetch failed")) {
-    return classified("timeout", `Cannot reach ${where}: ${detail}`);
-  }
-  // 8. Nothing recognisable: worth a retry with backoff.
-  return classified("unknown", `Unexpected error from ${where}: ${detail}`);
 }
 
 function describeApi(f: ErrorFacts, ctx: ClassifyContext): string {

@@ -90,8 +90,19 @@ function toOpenAIMessage(m: ChatMessage, developer: boolean): ChatCompletionMess
       return out;
     }
     case "tool":
-      return { role: "tool", tool_call_id: m.tool_call_id, content: m.content };
+      return {
+        role: "tool",
+        tool_call_id: m.tool_call_id,
+        content: toolText(m.content, m.images?.length ?? 0),
+      };
   }
+}
+
+/** Tool messages carry text only in this protocol: a tool's images become a note saying so. */
+function toolText(content: string, images: number): string {
+  if (images === 0) return content;
+  const what = images === 1 ? "1 image" : `${images} images`;
+  return `${content}\n\n[${what} from this tool left out: tool results carry text only on this provider.]`;
 }
 
 export function buildChatParams(request: LlmRequest): ChatCompletionCreateParamsStreaming {
@@ -103,7 +114,10 @@ export function buildChatParams(request: LlmRequest): ChatCompletionCreateParams
     stream_options: { include_usage: true },
   };
   // Some servers reject an empty tools array.
-  if (request.tools.length > 0) params.tools = request.tools.map((t) => ({ ...t }));
+  if (request.tools.length > 0) {
+    params.tools = request.tools.map((t) => ({ ...t }));
+    if (request.toolChoice) params.tool_choice = request.toolChoice;
+  }
   const temperature = temperatureFor(target.model, request.temperature);
   if (temperature !== undefined) params.temperature = temperature;
   if (target.maxTokens !== undefined) {

@@ -7,6 +7,7 @@
 import { authFilePath, readAuthStore } from "./auth-store.js";
 import { CredentialPool, isPoolStrategy, type PoolStrategy } from "./credential-pool.js";
 import {
+  baseUrlOverrideNote,
   PROVIDERS,
   type ProviderProblem,
   type ProviderSettings,
@@ -144,8 +145,10 @@ export type BuildRouterResult =
 export function buildProviderRouter(s: RouterSettings): BuildRouterResult {
   const file = authFilePath(s.home);
   const env = withPooledKeys(s.env, file, s.onWarning);
-  const primary = resolveProvider(s.model, env, s.resolve);
+  const primary = resolveProvider(s.model, env, { ...s.resolve, envBaseUrlFirst: true });
   if (!primary.ok) return { ok: false, problem: primary.problem };
+  const override = baseUrlOverrideNote(s.model, s.env);
+  if (override) s.onWarning?.(override);
   const routeFor = (target: ModelTarget, pinnedKey: boolean): Route => {
     if (pinnedKey) return { target };
     const strategy = s.strategies[target.provider];

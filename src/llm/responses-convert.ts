@@ -7,6 +7,7 @@
 import type {
   FunctionTool,
   ResponseCreateParamsStreaming,
+  ResponseFunctionCallOutputItemList,
   ResponseInputContent,
   ResponseInputItem,
 } from "openai/resources/responses/responses";
@@ -19,6 +20,7 @@ import type {
   ModelTarget,
   ReasoningItem,
   ToolDefinition,
+  ToolMessage,
 } from "./types.js";
 
 function userContent(content: string | ContentPart[]): string | ResponseInputContent[] {
@@ -29,6 +31,17 @@ function userContent(content: string | ContentPart[]): string | ResponseInputCon
         ? { type: "input_text", text: part.text }
         : { type: "input_image", image_url: part.image_url.url, detail: "auto" },
   );
+}
+
+/** A tool's text, or text and images as output items when it returned images. */
+function toolOutput(m: ToolMessage): string | ResponseFunctionCallOutputItemList {
+  if (!m.images?.length) return m.content;
+  const items: ResponseFunctionCallOutputItemList = m.content
+    ? [{ type: "input_text", text: m.content }]
+    : [];
+  for (const image of m.images)
+    items.push({ type: "input_image", image_url: image.image_url.url, detail: "auto" });
+  return items;
 }
 
 /**
@@ -75,7 +88,7 @@ export function toResponsesInput(messages: readonly ChatMessage[]): {
         }
         break;
       case "tool":
-        input.push({ type: "function_call_output", call_id: m.tool_call_id, output: m.content });
+        input.push({ type: "function_call_output", call_id: m.tool_call_id, output: toolOutput(m) });
         break;
     }
   }
@@ -113,7 +126,10 @@ export function buildResponsesParams(request: LlmRequest): ResponseCreateParamsS
     store: false,
   };
   if (instructions) params.instructions = instructions;
-  if (request.tools.length > 0) params.tools = toResponsesTools(request.tools);
+  if (request.tools.length > 0) {
+    params.tools = toResponsesTools(request.tools);
+    if (request.toolChoice) params.tool_choice = request.toolChoice;
+  }
   const codex = isCodexBackend(target);
   // The Codex backend fixes the output cap itself and rejects the parameter.
   if (target.maxTokens !== undefined && !codex) params.max_output_tokens = target.maxTokens;

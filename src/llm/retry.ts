@@ -1,10 +1,33 @@
 /** Backoff primitives for the agent's retry loop (seed 004 §13). The loop itself lives in agent/. */
+import type { ClassifiedError } from "./types.js";
 
 export interface BackoffOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   /** Extra random delay, as a fraction of the exponential delay (0.5 → up to +50%). */
   jitterRatio?: number;
+}
+
+/** Retries allowed for `err`: the configured budget, or fewer when the failure says so. */
+export function retryBudget(err: Pick<ClassifiedError, "retryLimit">, configured: number): number {
+  return err.retryLimit === undefined ? configured : Math.max(0, Math.min(configured, err.retryLimit));
+}
+
+/**
+ * Delay before retry number `attempt` of `err`: the failure's own short delay when it has one
+ * (jittered, never above 1.5× it), else the configured exponential backoff.
+ */
+export function retryDelay(
+  err: Pick<ClassifiedError, "retryDelayMs">,
+  attempt: number,
+  options: BackoffOptions = {},
+): number {
+  if (err.retryDelayMs === undefined) return jitteredBackoff(attempt, options);
+  return jitteredBackoff(1, {
+    baseDelayMs: err.retryDelayMs,
+    maxDelayMs: err.retryDelayMs,
+    jitterRatio: 0.5,
+  });
 }
 
 /** Golden-ratio constant: spreads consecutive counter values across the seed space. */

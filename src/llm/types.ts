@@ -68,6 +68,11 @@ export interface ToolMessage {
   /** Name of the tool that produced this result (kept for transcripts and summaries). */
   name?: string;
   content: string;
+  /**
+   * Images the tool returned (data URLs). Sent as image parts where the protocol's tool results
+   * can carry them; elsewhere a one-line note says they were left out.
+   */
+  images?: ImagePart[];
 }
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
@@ -120,10 +125,18 @@ export interface ModelTarget {
   reasoningEffort?: ReasoningEffort;
 }
 
+/**
+ * Whether the model may call the offered tools: "auto" (the default when unset) lets it choose,
+ * "none" forbids calls while the tools stay in the request, so the cached prompt prefix still holds.
+ */
+export type ToolChoice = "auto" | "none";
+
 export interface LlmRequest {
   target: ModelTarget;
   messages: readonly ChatMessage[];
   tools: readonly ToolDefinition[];
+  /** Sent only when set and tools are offered; unset leaves the provider's default (auto). */
+  toolChoice?: ToolChoice;
   signal?: AbortSignal;
   temperature?: number;
 }
@@ -137,6 +150,7 @@ export type FailoverReason =
   | "overloaded"
   | "server_error"
   | "timeout"
+  | "connection_refused"
   | "context_overflow"
   | "payload_too_large"
   | "image_too_large"
@@ -162,6 +176,13 @@ export interface ClassifiedError {
   shouldFallback: boolean;
   /** Provider-supplied reset time, epoch ms. */
   resetAt?: number;
+  /**
+   * Retries this failure is worth, when fewer than the configured budget: a local server that
+   * refuses connections is not started, so waiting minutes for it only hides that.
+   */
+  retryLimit?: number;
+  /** Base delay of those retries (ms), instead of the configured backoff. */
+  retryDelayMs?: number;
 }
 
 /** Events of one streamed model call. The stream never throws; it always ends with `done` or `error`. */

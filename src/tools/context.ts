@@ -3,15 +3,27 @@ import type { ApprovalSession } from "./approval/session.js";
 import type { ApproveFn } from "./approval/types.js";
 import type { ExecutionEnvironment } from "./environments/types.js";
 import type { ToolRegistry } from "./registry.js";
+import type { SkillsService } from "./skills-service.js";
 
 /**
  * What a tool handler receives. Tools never import `agent/`: anything they need from agent state
  * arrives here as a narrow interface implemented by the agent.
  */
 export interface ToolContext {
-  /** Key of the terminal/file environment state (cwd, env). Subagents share their parent's. */
+  /** Key of the terminal/file environment state (cwd, env). A subagent gets its own, forked from its parent's. */
   readonly taskId: string;
+  /**
+   * The conversation's stored row now: compression continues a conversation under a new row id,
+   * so read it when needed rather than keeping it.
+   */
   readonly sessionId: string;
+  /**
+   * The conversation's stable id (the first row of its compression lineage): what "for this
+   * session" approvals are kept under. Defaults to `sessionId`.
+   */
+  readonly conversationId?: string;
+  /** Every stored row of this conversation, oldest first (read live): session_search leaves them out. */
+  readonly conversationSessionIds?: readonly string[];
   /** Aborted when the user interrupts the turn. Long-running tools must honour it. */
   readonly signal: AbortSignal;
   readonly config: HermesConfig;
@@ -26,7 +38,7 @@ export interface ToolContext {
    * appeared): delivered with the next tool result, or before the next user message when idle.
    */
   readonly notices?: ToolNotices;
-  /** Dangerous-command policy of this run: mode, yolo (live), session and permanent approvals. */
+  /** This conversation's approval state (mode, yolo: live) on the process's shared policy (allowlist, judge). */
   readonly approvals?: ApprovalSession;
   /** Asks the user to approve a flagged command; absent when nobody can answer. */
   readonly approve?: ApproveFn;
@@ -44,6 +56,8 @@ export interface ToolContext {
   readonly delegate?: DelegationService;
   /** Runs other tools on the model's behalf (the `execute_code` tool); absent where that is unavailable. */
   readonly toolCalls?: ToolCallService;
+  /** The skills store as this session sees it (skills tools; loaded skills' variables for commands). */
+  readonly skills?: SkillsService;
 }
 
 /**

@@ -1,8 +1,18 @@
 /**
- * The tool registry: the root of the tool layer. It imports nothing from the project, so every tool
- * module can import it without cycles. It is generic over the handler context so that the context's
- * shape (defined in `context.ts`) can depend on services without the registry depending on them.
+ * The tool registry: the root of the tool layer. It imports nothing from the project but its own
+ * leaf modules (results, argument checks), so every tool module can import it without cycles. It is
+ * generic over the handler context so that the context's shape (defined in `context.ts`) can
+ * depend on services without the registry depending on them.
  */
+import {
+  errorResult,
+  resultText,
+  type ToolOutput,
+  type ToolResult,
+  toToolResult,
+  withText,
+} from "./result.js";
+import { ArgValidator } from "./validate-args.js";
 
 export interface ToolSchema {
   description: string;
@@ -10,7 +20,11 @@ export interface ToolSchema {
   parameters: Record<string, unknown>;
 }
 
-export type ToolHandler<Ctx> = (args: Record<string, unknown>, ctx: Ctx) => Promise<string> | string;
+/**
+ * Runs a call whose arguments passed the schema check (repaired where a model slipped). Returns a
+ * string (read by the model as is; `{"error": ...}` marks a failure) or a `ToolResult`.
+ */
+export type ToolHandler<Ctx> = (args: Record<string, unknown>, ctx: Ctx) => Promise<ToolOutput> | ToolOutput;
 
 export interface ToolRegistration<Ctx> {
   name: string;
@@ -67,6 +81,7 @@ export class ToolRegistry<Ctx> {
   private readonly checkCache = new Map<() => boolean | Promise<boolean>, { at: number; ok: boolean }>();
   private memo: { key: string; defs: FunctionDefinition[] } | undefined;
   private gen = 0;
+  private readonly validator = new ArgValidator();
 
   /** Monotonic counter bumped on every mutation; memoised definition lists key on it. */
   get generation(): number {
@@ -199,21 +214,33 @@ export class ToolRegistry<Ctx> {
   }
 
   /**
-   * Runs a tool. Never throws: unknown tools and handler failures come back as `{"error": ...}` JSON,
-   * and results over the tool's cap are cut with a marker.
+   * Runs a tool. Never throws: unknown tools, arguments that do not fit the schema and handler
+   * failures come back as `{"error": ...}` results, and text over the tool's cap is cut with a marker.
+   * Arguments are checked against the registered schema first; the handler never sees a call that
+   * fails the check.
    */
-  async dispatch(name: string, args: Record<string, unknown>, ctx: Ctx): Promise<string> {
+  async dispatchResult(name: string, args: Record<string, unknown>, ctx: Ctx): Promise<ToolResult> {
     const entry = this.tools.get(name);
-    if (!entry) return JSON.stringify({ error: `Unknown tool: ${name}` });
-    let result: string;
+    if (!entry) return errorResult(`Unknown tool: ${name}`);
+    let result: ToolResult;
     try {
-      const out = await entry.handler(args, ctx);
-      result = typeof out === "string" ? out : JSON.stringify(out);
+      // Not awaited when already settled: the handler then starts in the caller's tick.
+      let checked = this.validator.check(name, entry.schema.parameters, args, this.gen);
+      if (checked instanceof Promise) checked = await checked;
+      if (!checked.ok) return errorResult(checked.error);
+      result = toToolResult(await entry.handler(checked.args, ctx));
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));
-      return JSON.stringify({ error: `Tool execution failed: ${e.name}: ${e.message}` });
+      return errorResult(`Tool execution failed: ${e.name}: ${e.message}`);
     }
-    return capResult(result, entry.maxResultChars);
+    const text = resultText(result);
+    const capped = capResult(text, entry.maxResultChars);
+    return capped === text ? result : withText(result, capped);
+  }
+
+  /** `dispatchResult` as the text the model reads (images and details left out). */
+  async dispatch(name: string, args: Record<string, unknown>, ctx: Ctx): Promise<string> {
+    return resultText(await this.dispatchResult(name, args, ctx));
   }
 
   private bump(): void {

@@ -27,6 +27,8 @@ const BROWSER_TOOLS = [
   "browser_get_images",
   "browser_vision",
   "browser_console",
+  "browser_dialog",
+  "browser_close",
 ] as const;
 
 /** The default bundle behind every `hermes-<platform>` preset. */
@@ -189,4 +191,28 @@ export function selectTools(
   const tools = new Set(enabled.flatMap((n) => resolveToolset(n, source)));
   for (const n of disabled) for (const t of resolveToolset(n, source)) tools.delete(t);
   return { tools, unknown };
+}
+
+/** A registry whose contents change while the process runs (MCP servers, plugins): `generation` says when. */
+export interface LiveToolsetSource extends ToolsetSource {
+  readonly generation: number;
+}
+
+/**
+ * The toolset policy as a query on the registry: each call answers from what is registered now,
+ * recomputed only when the registry's generation moved. A session asks once, at its first request,
+ * and keeps that answer (prompt-cache rule); tools registered later reach the next session, or the
+ * current one when it reloads its tools.
+ */
+export function createToolSelector(
+  enabled: readonly string[],
+  disabled: readonly string[],
+  source: LiveToolsetSource,
+): () => ToolSelection {
+  let memo: { generation: number; selection: ToolSelection } | undefined;
+  return () => {
+    if (memo?.generation !== source.generation)
+      memo = { generation: source.generation, selection: selectTools(enabled, disabled, source) };
+    return memo.selection;
+  };
 }

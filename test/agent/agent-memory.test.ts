@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
@@ -12,6 +11,7 @@ import type { HermesToolRegistry, ToolContext } from "../../src/tools/context.js
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { tempDir } from "../support/temp.js";
 
 const target: ModelTarget = {
   provider: "custom",
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 function agentWith(opts: { config?: (c: HermesConfig) => void; clarify?: boolean } = {}) {
-  const home = mkdtempSync(join(tmpdir(), "hermes-agent-mem-"));
+  const home = tempDir("hermes-agent-mem-");
   const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
   registerMemoryTool(registry);
   registerTodoTool(registry);

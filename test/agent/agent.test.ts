@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -11,6 +8,7 @@ import { createLocalEnvironmentProvider } from "../../src/tools/environments/loc
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { type StreamTurn, scriptedStream } from "../support/scripted-stream.js";
+import { tempDir } from "../support/temp.js";
 
 const target: ModelTarget = {
   provider: "custom",
@@ -38,7 +36,7 @@ function harness(
   turns: StreamTurn[],
   opts: { maxTurns?: number; config?: Partial<HermesConfig> } = {},
 ): Harness {
-  const home = mkdtempSync(join(tmpdir(), "hermes-agent-"));
+  const home = tempDir("hermes-agent-");
   const log: string[] = [];
   const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
   const sleeper = (name: string) => async (args: Record<string, unknown>, ctx: ToolContext) => {

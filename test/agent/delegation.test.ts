@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import {
@@ -20,6 +17,7 @@ import { createLocalEnvironmentProvider } from "../../src/tools/environments/loc
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
 let fake: FakeLlm;
 const providers: EnvironmentProvider[] = [];
@@ -51,11 +49,11 @@ function parentAgent(
 ): { agent: Agent; registry: HermesToolRegistry; config: HermesConfig } {
   const config = structuredClone(DEFAULT_CONFIG);
   tune(config);
-  const home = mkdtempSync(join(tmpdir(), "hermes-deleg-"));
+  const home = tempDir("hermes-deleg-");
   const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
   registerBuiltinTools(registry, config);
   const environments = createLocalEnvironmentProvider({
-    cwd: mkdtempSync(join(tmpdir(), "hermes-deleg-work-")),
+    cwd: tempDir("hermes-deleg-work-"),
   });
   providers.push(environments);
   const target: ModelTarget = {

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -10,6 +7,7 @@ import { createLocalEnvironmentProvider } from "../../src/tools/environments/loc
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { echoRegistry } from "../support/echo-registry.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
 const FACT = "The user's dog is called Biscuit.";
 
@@ -44,7 +42,7 @@ function recordingProvider(overrides: Partial<MemoryProvider> = {}) {
 }
 
 function makeAgent(memoryProvider: MemoryProvider) {
-  const home = mkdtempSync(join(tmpdir(), "hermes-recall-"));
+  const home = tempDir("hermes-recall-");
   const registry = echoRegistry();
   const environments = createLocalEnvironmentProvider({ cwd: home, home });
   environmentsToDispose.push(environments);

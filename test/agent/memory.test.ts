@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryStore, parseEntries } from "../../src/agent/memory/index.js";
 import { memoryTool } from "../../src/tools/builtin/memory.js";
 import type { ToolContext } from "../../src/tools/context.js";
+import { tempDir } from "../support/temp.js";
 
 function store(limits: { memory?: number; user?: number } = {}): MemoryStore {
   return new MemoryStore({
-    dir: join(mkdtempSync(join(tmpdir(), "hermes-mem-")), "memories"),
+    dir: join(tempDir("hermes-mem-"), "memories"),
     memoryEnabled: true,
     userEnabled: true,
     memoryCharLimit: limits.memory ?? 2200,
@@ -117,7 +117,7 @@ describe("memory store", () => {
     const s = store();
     expect(call(s, { target: "memory", action: "add", content: "a\n§\nb" }).error).toBeDefined();
     const off = new MemoryStore({
-      dir: join(mkdtempSync(join(tmpdir(), "hermes-mem-")), "m"),
+      dir: join(tempDir("hermes-mem-"), "m"),
       memoryEnabled: true,
       userEnabled: false,
       memoryCharLimit: 100,

@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -15,6 +13,7 @@ import type { HermesToolRegistry } from "../../src/tools/context.js";
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { type StreamTurn, scriptedStream } from "../support/scripted-stream.js";
+import { tempDir } from "../support/temp.js";
 
 const target = (provider: string, model: string, apiKey = `env-${provider}`): ModelTarget => ({
   provider,
@@ -40,7 +39,7 @@ const E = {
 
 /** A router over a temp auth.json: the primary pools `keys` (none = its env key alone). */
 function router(keys: string[] = [], fallbacks: ModelTarget[] = []): ProviderRouter {
-  const home = mkdtempSync(join(tmpdir(), "hermes-call-"));
+  const home = tempDir("hermes-call-");
   const file = authFilePath(home);
   if (keys.length > 0) {
     const entries = keys.map((id, i) => ({ id, label: id, api_key: id, priority: i, request_count: 0 }));
@@ -223,7 +222,7 @@ describe("callModel recovery, flag by flag", () => {
 
 describe("Agent with a router", () => {
   function agentWith(r: ProviderRouter, respond: (req: LlmRequest, n: number) => StreamTurn) {
-    const home = mkdtempSync(join(tmpdir(), "hermes-agent-router-"));
+    const home = tempDir("hermes-agent-router-");
     const registry: HermesToolRegistry = new ToolRegistry();
     const switched: string[] = [];
     const events: AgentEvent[] = [];

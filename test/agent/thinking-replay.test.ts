@@ -1,12 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { DEFAULT_CONFIG } from "../../src/core/config.js";
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import { echoRegistry } from "../support/echo-registry.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
 let fake: FakeLlm;
 beforeAll(async () => {
@@ -17,7 +15,7 @@ afterAll(() => fake.close());
 /** Regression: a signed thinking block must come back to Anthropic exactly as it was received. */
 describe("Anthropic thinking blocks through the agent", () => {
   it("replays turn 1's signed thinking block byte-identical in turn 2", async () => {
-    const home = mkdtempSync(join(tmpdir(), "hermes-thinking-"));
+    const home = tempDir("hermes-thinking-");
     const registry = echoRegistry();
     const environments = createLocalEnvironmentProvider({ cwd: home, home });
     // Unicode, quotes and newlines: anything a re-serialisation could normalise.

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { prepareToolCalls } from "../../src/agent/tool-calls.js";
@@ -10,6 +7,7 @@ import type { HermesToolRegistry, ToolContext } from "../../src/tools/context.js
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { scriptedStream } from "../support/scripted-stream.js";
+import { tempDir } from "../support/temp.js";
 
 const call = (name: string, args: string): ToolCall => ({
   id: `c_${name}`,
@@ -110,7 +108,7 @@ describe("prepareToolCalls", () => {
 
 describe("a cut-off tool call in the agent loop", () => {
   it("never reaches the tool's handler and the model hears that it was cut off", async () => {
-    const home = mkdtempSync(join(tmpdir(), "hermes-cutoff-"));
+    const home = tempDir("hermes-cutoff-");
     const ran: unknown[] = [];
     const registry: HermesToolRegistry = new ToolRegistry<ToolContext>();
     registry.register({

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
@@ -12,6 +11,7 @@ import {
 } from "../../src/agent/usage.js";
 import { pricingLookup } from "../../src/llm/models/index.js";
 import type { Usage } from "../../src/llm/types.js";
+import { tempDir } from "../support/temp.js";
 
 const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0, reasoning = 0): Usage => ({
   inputTokens: input,
@@ -163,7 +163,7 @@ describe("UsageTracker", () => {
       },
       compressions: { count: 1, tokens_saved: 22_000 },
     });
-    const file = join(mkdtempSync(join(tmpdir(), "hermes-usage-")), "usage.json");
+    const file = join(tempDir("hermes-usage-"), "usage.json");
     await writeUsageReport(file, report);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(report);
   });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,8 +9,9 @@ import {
   parseConfigText,
   setConfigValue,
 } from "../../src/core/config.js";
+import { tempDir } from "../support/temp.js";
 
-const tmp = () => mkdtempSync(join(tmpdir(), "hermes-config-"));
+const tmp = () => tempDir("hermes-config-");
 
 describe("config", () => {
   it("uses documented defaults when config.yaml is missing", () => {

@@ -7,6 +7,7 @@ import { loadPty, PtyUnavailableError } from "../../src/tools/environments/pty.j
 import { BIN, cleanEnv, runHermes, sandbox } from "../support/cli.js";
 import { useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
+import { skipBecause } from "../support/skip.js";
 
 let fake: FakeLlm;
 useFakeLlm((f) => {
@@ -132,7 +133,9 @@ describe("dangerous-command approval in the CLI", () => {
 
 const pty = await loadPty();
 
-describe.skipIf(pty instanceof PtyUnavailableError)("the approval prompt on a real terminal", () => {
+describe.skipIf(
+  skipBecause("the approval prompt on a real terminal", pty instanceof PtyUnavailableError && pty.message),
+)("the approval prompt on a real terminal", () => {
   it("asks in the chat, runs the command on 'o', and refuses it on 'd'", async () => {
     if (pty instanceof PtyUnavailableError) return;
     // The turns below are scripted in order; a chat on a terminal would also ask for a session title.

@@ -1,11 +1,12 @@
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { TITLE_INSTRUCTION } from "../../src/state/auto-title.js";
+import { TITLE_INSTRUCTION } from "../../src/runtime/auto-title.js";
 import { loadPty, PtyUnavailableError } from "../../src/tools/environments/pty.js";
 import { BIN, cleanEnv, runHermes, sandbox } from "../support/cli.js";
 import { useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
+import { skipBecause } from "../support/skip.js";
 
 let fake: FakeLlm;
 useFakeLlm((f) => {
@@ -211,7 +212,9 @@ describe("generated session titles", () => {
 
 const pty = await loadPty();
 
-describe.skipIf(pty instanceof PtyUnavailableError)("the chat on a real terminal", () => {
+describe.skipIf(
+  skipBecause("the chat on a real terminal", pty instanceof PtyUnavailableError && pty.message),
+)("the chat on a real terminal", () => {
   it("clarify shows an arrow-key picker, and the session gets a generated title", async () => {
     if (pty instanceof PtyUnavailableError) return;
     const box = sandbox(config());

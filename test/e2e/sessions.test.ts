@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
 import { useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
 let fake: FakeLlm;
 useFakeLlm((f) => {
@@ -40,7 +41,9 @@ describe("sessions in state.db", () => {
       { toolCalls: [{ name: "terminal", arguments: { command: "echo first-step-done" } }] },
       { toolCalls: [{ name: "terminal", arguments: { command: "sleep 14.37" } }] },
     );
-    const run = startHermes(["chat", "-q", "do the long task"], { env: envFor(box.home), cwd: box.work });
+    // A killed process cannot remove its temp files: keep them where the test removes them.
+    const env = { ...envFor(box.home), TMPDIR: tempDir("hermes-killed-") };
+    const run = startHermes(["chat", "-q", "do the long task"], { env, cwd: box.work });
     await run.waitForStderr("terminal: sleep");
     run.child.kill("SIGKILL");
     expect((await run.done).signal).toBe("SIGKILL");

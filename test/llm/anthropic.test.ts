@@ -255,7 +255,7 @@ describe("streamAnthropic", () => {
     await gone.close();
     const err = failed(await run(streamAnthropic, request({ ...target, baseUrl: gone.anthropicBaseUrl })));
     expect(err.error.message).toBe(
-      `Cannot reach ${gone.anthropicBaseUrl} (connection refused). Is the server running?`,
+      `Nothing is listening at ${gone.anthropicBaseUrl} (connection refused): start the server (ollama serve / llama-server / vllm serve / LM Studio) or set model.base_url.`,
     );
   });
 });

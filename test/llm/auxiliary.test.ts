@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   type AuxiliaryContext,
@@ -10,8 +7,9 @@ import {
 } from "../../src/llm/auxiliary.js";
 import type { ChatMessage, ModelTarget } from "../../src/llm/types.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
-const home = mkdtempSync(join(tmpdir(), "hermes-aux-"));
+const home = tempDir("hermes-aux-");
 const ask: ChatMessage[] = [{ role: "user", content: "Summarise: a b c" }];
 
 const chain = (task: Parameters<typeof resolveAuxiliaryChain>[0], ctx: AuxiliaryContext) =>

@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AuthStore, authFilePath, type PoolEntry, readAuthStore } from "../../src/llm/auth-store.js";
@@ -14,6 +13,7 @@ import {
   poolEntry,
 } from "../../src/llm/credential-pool.js";
 import { parseTimestamp } from "../../src/llm/reset-time.js";
+import { tempDir } from "../support/temp.js";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
 
@@ -26,7 +26,7 @@ function entry(id: string, priority: number, extra: Partial<PoolEntry> = {}): Po
 
 /** A home with auth.json holding `entries` for provider "openrouter", and a settable clock. */
 function setup(entries: PoolEntry[], opts: Partial<CredentialPoolOptions> = {}) {
-  const home = mkdtempSync(join(tmpdir(), "hermes-pool-"));
+  const home = tempDir("hermes-pool-");
   const file = authFilePath(home);
   if (entries.length > 0) {
     writeFileSync(file, JSON.stringify({ version: 1, credential_pool: { openrouter: entries } }));
@@ -258,7 +258,7 @@ function hammer(file: string, strategy: string, iterations: number): Promise<Ham
 
 describe("CredentialPool across processes", () => {
   it("two processes hammering one auth.json never reuse a benched key and never corrupt the file", async () => {
-    const home = mkdtempSync(join(tmpdir(), "hermes-pool-mp-"));
+    const home = tempDir("hermes-pool-mp-");
     const file = authFilePath(home);
     const keys = Array.from({ length: 80 }, (_, i) => entry(`k${String(i).padStart(2, "0")}`, i));
     writeFileSync(file, JSON.stringify({ version: 1, credential_pool: { test: keys } }));

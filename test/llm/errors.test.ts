@@ -230,9 +230,11 @@ describe("classifyError: transport errors", () => {
   };
 
   it("names the URL on connection refused", () => {
-    const c = classifyError(refused(), { baseUrl: "http://127.0.0.1:9/v1" });
-    expect(c.message).toBe("Cannot reach http://127.0.0.1:9/v1 (connection refused). Is the server running?");
-    expect(c.retryable).toBe(true);
+    const c = classifyError(refused(), { baseUrl: "https://llm.example.com:9/v1" });
+    expect(c.message).toBe(
+      "Cannot reach https://llm.example.com:9/v1 (connection refused). Is the server running?",
+    );
+    expect(c).toMatchObject({ reason: "connection_refused", retryable: true });
   });
 
   it("finds codes inside AggregateError (both address families refused)", () => {

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { catalogEntries, lookupCatalog, normaliseModelId } from "../../src/llm/models/catalog.js";
@@ -12,6 +11,7 @@ import {
 } from "../../src/llm/models/index.js";
 import type { ModelTarget } from "../../src/llm/types.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { tempDir } from "../support/temp.js";
 
 describe("model catalog", () => {
   it("covers the major vendors with sane numbers", () => {
@@ -139,7 +139,7 @@ describe("getModelInfo / refreshModelInfo against a server's /v1/models", () => 
   });
   afterAll(() => fake.close());
   beforeEach(() => {
-    home = mkdtempSync(join(tmpdir(), "hermes-models-"));
+    home = tempDir("hermes-models-");
     target = {
       provider: "custom",
       apiMode: "chat_completions",
@@ -224,7 +224,7 @@ describe("getModelInfo / refreshModelInfo against a server's /v1/models", () => 
     await refreshModelInfo(target, { home });
     expect(listCalls()).toBe(1);
 
-    const other = mkdtempSync(join(tmpdir(), "hermes-models-"));
+    const other = tempDir("hermes-models-");
     fake.setModelList({ error: { message: "down" } }, 500);
     await refreshModelInfo(target, { home: other });
     expect(existsSync(endpointCacheFile(other, target.baseUrl)!)).toBe(false);

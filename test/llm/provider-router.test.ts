@@ -1,12 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { authFilePath, type PoolEntry, readAuthStore } from "../../src/llm/auth-store.js";
 import { CredentialPool, poolEntry } from "../../src/llm/credential-pool.js";
 import { classified } from "../../src/llm/errors.js";
 import { buildProviderRouter, ProviderRouter, type RouterSettings } from "../../src/llm/provider-router.js";
 import type { ModelTarget } from "../../src/llm/types.js";
+import { tempDir } from "../support/temp.js";
 
 const entry = (id: string, priority: number): PoolEntry =>
   poolEntry({ id, label: id, api_key: `key-${id}`, priority });
@@ -21,7 +20,7 @@ const target = (provider: string, model: string): ModelTarget => ({
 
 /** A home whose auth.json pools `pools` (provider → key ids). */
 function home(pools: Record<string, string[]>): string {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-router-"));
+  const dir = tempDir("hermes-router-");
   const credential_pool = Object.fromEntries(
     Object.entries(pools).map(([p, ids]) => [p, ids.map((id, i) => entry(id, i))]),
   );

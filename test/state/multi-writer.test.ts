@@ -1,17 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 import type { WriteEvent } from "../../src/state/store.js";
 import { runTogether, runTsChild } from "../support/child.js";
+import { tempDir } from "../support/temp.js";
 
 /** state.db written by several Hermes processes at once: real files, real child processes. */
 
 const text = (m: { message: { content: unknown } }): string => String(m.message.content);
 
 function freshStore(): SqliteSessionStore {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-multi-"));
+  const dir = tempDir("hermes-multi-");
   return new SqliteSessionStore(join(dir, "state.db"));
 }
 

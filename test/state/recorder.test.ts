@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -12,9 +10,10 @@ import {
   cleanTitle,
   TITLE_INSTRUCTION,
   titleMessages,
-} from "../../src/state/auto-title.js";
-import { nextInLineage, type RecorderInfo, SessionRecorder } from "../../src/state/recorder.js";
+} from "../../src/runtime/auto-title.js";
+import { nextInLineage, type RecorderInfo, SessionRecorder } from "../../src/runtime/recorder.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
+import { tempDir } from "../support/temp.js";
 
 let store: SqliteSessionStore;
 const holders: DatabaseSync[] = [];
@@ -24,7 +23,7 @@ afterEach(() => {
 });
 
 function setup(messages: ChatMessage[], extra: Partial<RecorderInfo> = {}): SessionRecorder {
-  store = new SqliteSessionStore(join(mkdtempSync(join(tmpdir(), "hermes-rec-")), "state.db"));
+  store = new SqliteSessionStore(join(tempDir("hermes-rec-"), "state.db"));
   return new SessionRecorder(store, {
     sessionId: "s1",
     source: "cli",

@@ -1,16 +1,16 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { repairHistory } from "../../src/state/recorder.js";
+import { repairHistory } from "../../src/runtime/recorder.js";
 import { MIGRATIONS } from "../../src/state/sqlite/schema.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 import { StateStoreError, type WriteEvent } from "../../src/state/store.js";
+import { tempDir } from "../support/temp.js";
 
 const open: Array<{ close(): unknown }> = [];
 function fresh(): SqliteSessionStore {
-  const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+  const dir = tempDir("hermes-state-");
   const s = new SqliteSessionStore(join(dir, "state.db"));
   open.push(s);
   return s;
@@ -114,7 +114,7 @@ describe("SqliteSessionStore", () => {
   });
 
   it("indexes in batches behind a watermark: searches catch up first, deletes stay in sync", () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const dir = tempDir("hermes-state-");
     const s = new SqliteSessionStore(join(dir, "state.db"), { indexBatch: 3 });
     open.push(s);
     s.createSession({ id: "a", source: "cli" });
@@ -160,7 +160,7 @@ describe("SqliteSessionStore", () => {
   });
 
   it("migrates a schema-1 database in place: every message kept and searchable", () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const dir = tempDir("hermes-state-");
     const path = join(dir, "state.db");
     const v1 = new DatabaseSync(path);
     v1.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
@@ -206,7 +206,7 @@ describe("SqliteSessionStore", () => {
   });
 
   it("refuses a corrupted file with a clear error and leaves it untouched", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const dir = tempDir("hermes-state-");
     const path = join(dir, "state.db");
     const junk = "this is not a database ".repeat(200);
     writeFileSync(path, junk);
@@ -224,7 +224,7 @@ describe("SqliteSessionStore", () => {
   });
 
   it("reports a database locked while it needs migrating instead of failing silently", () => {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const dir = tempDir("hermes-state-");
     const path = join(dir, "state.db");
     const holder = new DatabaseSync(path);
     holder.exec("PRAGMA journal_mode = WAL; BEGIN IMMEDIATE");
@@ -245,7 +245,7 @@ describe("SqliteSessionStore", () => {
 describe("SqliteSessionStore behind another connection's write lock", () => {
   /** A store and a second connection to its file that can hold the write lock. */
   function withHolder(opts: ConstructorParameters<typeof SqliteSessionStore>[1] = {}) {
-    const dir = mkdtempSync(join(tmpdir(), "hermes-state-"));
+    const dir = tempDir("hermes-state-");
     const s = new SqliteSessionStore(join(dir, "state.db"), opts);
     open.push(s);
     const holder = new DatabaseSync(s.path);

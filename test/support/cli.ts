@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "./temp.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "hermes.js");
@@ -94,7 +94,7 @@ export interface Sandbox {
 
 /** A fresh HERMES_HOME (with an optional config.yaml) and a working directory. */
 export function sandbox(configYaml?: string): Sandbox {
-  const root = mkdtempSync(join(tmpdir(), "hermes-e2e-"));
+  const root = tempDir("hermes-e2e-");
   const home = join(root, "home");
   const work = join(root, "work");
   mkdirSync(home, { recursive: true });

@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/core/config.js";
 import { checkCommandApproval, workerContext } from "../../src/tools/approval/gate.js";
-import { ApprovalSession, type ApprovalSessionOptions } from "../../src/tools/approval/session.js";
+import {
+  ApprovalPolicy,
+  ApprovalSession,
+  type ApprovalSessionOptions,
+} from "../../src/tools/approval/session.js";
 import type { ApprovalChoice, ApprovalRequest, ApproveFn } from "../../src/tools/approval/types.js";
 import type { ToolContext } from "../../src/tools/context.js";
 import type { ExecutionEnvironment } from "../../src/tools/environments/types.js";
@@ -213,5 +217,32 @@ describe("approval gate through the terminal tool", () => {
     await mkdir(join(h.root, "node_modules"));
     expect((await runIn(ctx, `rm -rf ${join(h.root, "node_modules")}`)).exit_code).toBe(0);
     expect(approve.asked).toHaveLength(0);
+  });
+
+  it("conversations on one policy share the allowlist and verdicts, and nothing else", async () => {
+    const configPath = join(h.home, "config.yaml");
+    const policy = new ApprovalPolicy({ mode: "manual", timeoutSeconds: 60, configPath });
+    const yolo = new ApprovalSession(policy, { yolo: true });
+    const plain = new ApprovalSession(policy);
+    const off = new ApprovalSession(policy, { mode: "off" });
+    expect([yolo.mode, plain.mode, off.mode]).toEqual(["manual", "manual", "off"]);
+    for (const d of ["a", "b"]) await mkdir(join(h.root, d));
+    expect((await runIn(ctxWith({ approvals: yolo }), "rm -rf a")).exit_code).toBe(0);
+    expect((await runIn(ctxWith({ approvals: plain }), "rm -rf b")).error).toMatch(/no one to ask/);
+    expect((await runIn(ctxWith({ approvals: off }), "rm -rf b")).exit_code).toBe(0);
+
+    const match = { key: "recursive_delete", description: "recursive delete", class: "delete" as const };
+    const rmMatch = { ...match, severity: "dangerous" as const, command: "rm -rf x" };
+    const other = new ApprovalSession(policy);
+    // "session" answers stay with their conversation state, even under the same conversation id.
+    plain.approveForSession([rmMatch], "c1");
+    expect(plain.isApproved([rmMatch], "c1")).toBe(true);
+    expect(other.isApproved([rmMatch], "c1")).toBe(false);
+    // The judge's verdicts and "always" are the process's.
+    plain.rememberVerdict("rm -rf x", { decision: "approve", reason: "build output" });
+    expect(other.cachedVerdict("rm -rf x")?.decision).toBe("approve");
+    expect(plain.approveAlways([rmMatch])).toBeUndefined();
+    expect(other.isApproved([rmMatch], "c2")).toBe(true);
+    expect(await readFile(configPath, "utf8")).toMatch(/command_allowlist:\n\s+- recursive_delete/);
   });
 });

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createApprovalSession } from "../../src/cli/approval-setup.js";
 import { DEFAULT_CONFIG } from "../../src/core/config-defaults.js";
 import type { ModelTarget } from "../../src/llm/types.js";
+import { createApprovalPolicy } from "../../src/runtime/approval-setup.js";
 import { checkCommandApproval } from "../../src/tools/approval/gate.js";
 import { createLlmJudge, JUDGE_SYSTEM_PROMPT, parseVerdict } from "../../src/tools/approval/judge.js";
 import { ApprovalSession } from "../../src/tools/approval/session.js";
@@ -38,13 +38,13 @@ afterEach(async () => {
 const smartSession = (): ApprovalSession => {
   const config = structuredClone(DEFAULT_CONFIG);
   config.approvals.mode = "smart";
-  return createApprovalSession({
+  const policy = createApprovalPolicy({
     config,
     configPath: join(h.home, "config.yaml"),
     home: h.home,
     main,
-    yolo: false,
   });
+  return new ApprovalSession(policy);
 };
 
 const run = async (ctx: ToolContext, command: string): Promise<Record<string, unknown>> =>

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkSyntax, jsonErrorOffset } from "../../src/tools/builtin/files/syntax-check.js";
 import { findExecutable } from "../../src/tools/environments/shell-state.js";
+import { skipBecause } from "../support/skip.js";
 import { createHarness, type ToolHarness } from "./helpers.js";
 
 let h: ToolHarness;
@@ -14,6 +15,7 @@ afterEach(async () => {
 });
 
 const write = (path: string, content: string) => h.call("write_file", { path, content });
+const noPython = skipBecause("Python syntax check", !findExecutable("python3") && "python3 is not on PATH");
 
 describe("syntax warnings after write_file and patch", () => {
   it("reports a JSON error with line and column, and still writes the file", async () => {
@@ -53,7 +55,7 @@ describe("syntax warnings after write_file and patch", () => {
     ).toBeUndefined();
   });
 
-  it.skipIf(!findExecutable("python3"))("checks Python without writing __pycache__", async () => {
+  it.skipIf(noPython)("checks Python without writing __pycache__", async () => {
     const r = await write("s.py", "def f(:\n    pass\n");
     expect(r.syntax_warnings).toEqual([expect.stringMatching(/^line 1, column \d+: /)]);
     expect((await write("ok.py", "print('hi')\n")).syntax_warnings).toBeUndefined();

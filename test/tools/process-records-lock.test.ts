@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runTogether } from "../support/child.js";
+import { tempDir } from "../support/temp.js";
 
 /** processes.json is shared by every Hermes process of a home: updates go through its lock file. */
 
@@ -14,7 +14,7 @@ interface StoredRecord {
 
 describe("processes.json across processes", () => {
   it("two processes starting and finishing background processes at once lose no record", async () => {
-    const home = mkdtempSync(join(tmpdir(), "hermes-procs-"));
+    const home = tempDir("hermes-procs-");
     const [a, b] = await runTogether([
       ["process-starter.mjs", [home, "12"]],
       ["process-starter.mjs", [home, "12"]],

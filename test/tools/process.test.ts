@@ -140,7 +140,7 @@ describe("background processes", () => {
   });
 
   it("validates actions and ids", async () => {
-    expect(String((await proc({ action: "dance" })).error)).toMatch(/action must be one of/);
+    expect(String((await proc({ action: "dance" })).error)).toMatch(/'action' must be one of/);
     expect(String((await proc({ action: "poll" })).error)).toMatch(/session_id is required/);
     expect(String((await proc({ action: "poll", session_id: "proc_nope" })).error)).toMatch(
       /No background process/,

@@ -130,7 +130,7 @@ describe("write_file", () => {
   });
 
   it("requires content and refuses writing over a directory", async () => {
-    expect(String((await h.call("write_file", { path: "x.txt" })).error)).toMatch(/content is required/);
+    expect(String((await h.call("write_file", { path: "x.txt" })).error)).toMatch(/'content' is required/);
     await mkdir(join(h.root, "d"));
     expect(String((await h.call("write_file", { path: "d", content: "x" })).error)).toMatch(/is a directory/);
   });

@@ -4,9 +4,11 @@ import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findRipgrep } from "../../src/tools/builtin/files/search-rg.js";
 import type { ExecutionEnvironment } from "../../src/tools/environments/types.js";
+import { skipBecause } from "../support/skip.js";
 import { createHarness, type ToolHarness } from "./helpers.js";
 
 const hasRg = findRipgrep() !== null;
+const noRg = hasRg ? undefined : "ripgrep (rg) is not on PATH";
 const rgHasPcre2 = (() => {
   try {
     execFileSync("rg", ["--pcre2-version"], { stdio: "ignore" });
@@ -46,7 +48,8 @@ const engines: { name: "js" | "rg"; skip: boolean }[] = [
 
 for (const engine of engines) {
   // Skipped when rg is not installed (`which rg` finds nothing): the JS fallback tests still run.
-  describe.skipIf(engine.skip)(`search_files (${engine.name} engine)`, () => {
+  const skip = skipBecause(`search_files (${engine.name} engine)`, engine.skip && noRg);
+  describe.skipIf(skip)(`search_files (${engine.name} engine)`, () => {
     const saved = process.env.HERMES_SEARCH_ENGINE;
     beforeAll(() => {
       if (engine.name === "js") process.env.HERMES_SEARCH_ENGINE = "js";
@@ -136,7 +139,9 @@ for (const engine of engines) {
   });
 }
 
-describe.skipIf(!hasRg)("search_files (ripgrep specifics)", () => {
+const noPcre2 = skipBecause("search_files PCRE2 retry", !rgHasPcre2 && (noRg ?? "this rg has no PCRE2"));
+
+describe.skipIf(skipBecause("ripgrep specifics", noRg))("search_files (ripgrep specifics)", () => {
   beforeEach(async () => {
     delete process.env.HERMES_SEARCH_ENGINE;
     h = await createHarness();
@@ -153,7 +158,7 @@ describe.skipIf(!hasRg)("search_files (ripgrep specifics)", () => {
     expect(lines(r)).not.toContain("ignored.txt");
   });
 
-  it.skipIf(!rgHasPcre2)("retries look-around patterns with PCRE2", async () => {
+  it.skipIf(noPcre2)("retries look-around patterns with PCRE2", async () => {
     const r = await search({ pattern: "TODO(?=:)" });
     expect(lines(r)).toEqual(["src/app.ts:3:// TODO: fix"]);
   });

@@ -1,17 +1,16 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionRecorder } from "../../src/state/recorder.js";
+import { SessionRecorder } from "../../src/runtime/recorder.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 import { handleSessionSearch } from "../../src/tools/builtin/session-search.js";
 import type { SessionSearchService, ToolContext } from "../../src/tools/context.js";
+import { tempDir } from "../support/temp.js";
 
 let store: SqliteSessionStore;
 afterEach(() => store?.close());
 
 function setup(): ToolContext {
-  store = new SqliteSessionStore(join(mkdtempSync(join(tmpdir(), "hermes-ss-")), "state.db"));
+  store = new SqliteSessionStore(join(tempDir("hermes-ss-"), "state.db"));
   store.createSession({ id: "old", source: "cli", title: "db work", startedAt: 1000 });
   store.createSession({ id: "cur", source: "cli", startedAt: 2000 });
   for (let i = 0; i < 6; i++)
@@ -75,7 +74,7 @@ describe("session_search", () => {
 
 describe("SessionRecorder", () => {
   it("creates the row on the first message with the system prompt and a title set earlier", () => {
-    store = new SqliteSessionStore(join(mkdtempSync(join(tmpdir(), "hermes-rec-")), "state.db"));
+    store = new SqliteSessionStore(join(tempDir("hermes-rec-"), "state.db"));
     const warnings: string[] = [];
     const rec = new SessionRecorder(store, {
       sessionId: "s",

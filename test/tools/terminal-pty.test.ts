@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loadPty, PtyUnavailableError } from "../../src/tools/environments/pty.js";
 import { findExecutable } from "../../src/tools/environments/shell-state.js";
+import { skipBecause } from "../support/skip.js";
 import { createHarness, isAlive, type ToolHarness } from "./helpers.js";
 
 /** pty=true with real pseudo-terminals from @lydell/node-pty. */
@@ -10,6 +11,7 @@ import { createHarness, isAlive, type ToolHarness } from "./helpers.js";
 const pty = await loadPty();
 const ptyMissing = pty instanceof PtyUnavailableError ? pty.message : undefined;
 const python = findExecutable("python3");
+const noPython = skipBecause("python input() on a PTY", !python && "python3 is not on PATH");
 
 let h: ToolHarness;
 
@@ -23,7 +25,7 @@ afterEach(async () => {
 const run = (args: Record<string, unknown>) => h.call("terminal", args);
 const proc = (args: Record<string, unknown>) => h.call("process", args);
 
-describe.skipIf(ptyMissing !== undefined)(`terminal pty=true ${ptyMissing ?? ""}`, () => {
+describe.skipIf(skipBecause("terminal pty=true", ptyMissing))(`terminal pty=true ${ptyMissing ?? ""}`, () => {
   it("runs the command on a terminal and keeps the task's shell state", async () => {
     await run({ command: "mkdir -p sub && cd sub && export IN_PTY=yes" });
     const r = await run({
@@ -76,7 +78,7 @@ describe.skipIf(ptyMissing !== undefined)(`terminal pty=true ${ptyMissing ?? ""}
     expect(String(done.output_tail)).toContain("hi world on xterm-256color");
   });
 
-  it.skipIf(!python)("feeds python's input() through write and close", async () => {
+  it.skipIf(noPython)("feeds python's input() through write and close", async () => {
     const started = await run({
       command: `python3 -c "import sys; a = input('first? '); b = sys.stdin.read(); print('got', a, repr(b))"`,
       pty: true,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import {
+  createToolSelector,
   getAllToolsets,
   HERMES_CORE_TOOLS,
   resolveToolset,
@@ -52,5 +53,23 @@ describe("toolsets", () => {
     const all = resolveToolset("all", reg());
     expect(all).toEqual(expect.arrayContaining(["my_plugin_tool", "terminal", "delegate_task"]));
     expect(resolveToolset("*", reg()).sort()).toEqual([...all].sort());
+  });
+
+  it("a selector answers from the registry's current contents, recomputing only when it changed", () => {
+    const r = reg();
+    const select = createToolSelector(["file", "mcp-late"], ["terminal"], r);
+    const before = select();
+    expect(before.tools.has("extra_file_tool")).toBe(true);
+    expect(before.unknown).toEqual(["mcp-late"]);
+    expect(select()).toBe(before);
+    const schema = { description: "d", parameters: { type: "object", properties: {} } };
+    r.register({ name: "late_lookup", toolset: "mcp-late", schema, handler: () => "" });
+    r.register({ name: "late_shell", toolset: "terminal", schema, handler: () => "" });
+    const after = select();
+    expect(after).not.toBe(before);
+    expect(after.tools.has("late_lookup")).toBe(true);
+    expect(after.tools.has("late_shell")).toBe(false);
+    expect(after.unknown).toEqual([]);
+    expect(before.tools.has("late_lookup")).toBe(false);
   });
 });

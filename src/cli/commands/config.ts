@@ -1,7 +1,8 @@
 import { stringify } from "yaml";
-import { ConfigError, getConfigValue, loadConfig, parseCliValue, setConfigValue } from "../../core/config.js";
+import { getConfigValue, loadConfig, parseCliValue, setConfigValue } from "../../core/config.js";
 import { loadDotEnv } from "../../core/env.js";
-import { ensureHermesHome, getHermesHome } from "../../core/home.js";
+import { ensureHermesHome, getHermesHome, type HomePaths, homePaths } from "../../core/home.js";
+import { describeFatal } from "../errors.js";
 
 const SECRET_KEY = /(api_key|token|secret|password)$/i;
 
@@ -17,12 +18,25 @@ function maskSecrets(value: unknown, key = ""): unknown {
 }
 
 function fail(err: unknown): number {
-  process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.stderr.write(`${describeFatal(err)}\n`);
   return 1;
 }
 
+/**
+ * The home for show, path and check: created as usual when possible, but they only read, so a
+ * home that cannot be created or written (a file in the way, no permission) does not stop them.
+ */
+function readOnlyHome(): HomePaths {
+  const home = getHermesHome();
+  try {
+    return ensureHermesHome(home);
+  } catch {
+    return homePaths(home);
+  }
+}
+
 export async function configShow(): Promise<number> {
-  const paths = ensureHermesHome(getHermesHome());
+  const paths = readOnlyHome();
   try {
     const { config, path, warnings } = loadConfig(paths.config);
     process.stdout.write(`# ${path}\n${stringify(maskSecrets(config))}`);
@@ -34,13 +48,13 @@ export async function configShow(): Promise<number> {
 }
 
 export async function configPath(): Promise<number> {
-  process.stdout.write(`${ensureHermesHome(getHermesHome()).config}\n`);
+  process.stdout.write(`${readOnlyHome().config}\n`);
   return 0;
 }
 
 export async function configSet(key: string, raw: string): Promise<number> {
-  const paths = ensureHermesHome(getHermesHome());
   try {
+    const paths = ensureHermesHome(getHermesHome());
     const config = setConfigValue(paths.config, key, parseCliValue(raw));
     const shown = SECRET_KEY.test(key)
       ? maskSecrets(getConfigValue(config, key), key)
@@ -48,12 +62,12 @@ export async function configSet(key: string, raw: string): Promise<number> {
     process.stdout.write(`${key} = ${JSON.stringify(shown)}  (${paths.config})\n`);
     return 0;
   } catch (err) {
-    return fail(err instanceof ConfigError ? err : new Error(String((err as Error).message ?? err)));
+    return fail(err);
   }
 }
 
 export async function configCheck(): Promise<number> {
-  const paths = ensureHermesHome(getHermesHome());
+  const paths = readOnlyHome();
   loadDotEnv(paths.env);
   try {
     const { warnings } = loadConfig(paths.config);

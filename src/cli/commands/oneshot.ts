@@ -1,11 +1,13 @@
 import type { AgentEvent, RunStatus } from "../../agent/events.js";
 import { buildUsageReport, UsageTracker, writeUsageReport } from "../../agent/usage.js";
+import { baseUrlOverrideNote } from "../../llm/detect.js";
 import { pricingLookup } from "../../llm/models/index.js";
-import { autoTitleEnabled } from "../../state/auto-title.js";
+import { autoTitleEnabled } from "../../runtime/auto-title.js";
+import { createDenialNotes } from "../denial-notes.js";
+import { openRuntime, type RunFlags } from "../open-runtime.js";
 import { TerminalRenderer } from "../render.js";
 import { createApprovalPrompt } from "../repl/approval-prompt.js";
 import { announceResume, resolveResume } from "../resume.js";
-import { openRuntime, type RunFlags } from "../runtime.js";
 import { installInterruptHandler } from "../signals.js";
 
 export interface OneshotOptions {
@@ -39,7 +41,8 @@ async function saveUsage(
 
 /**
  * Runs one prompt to completion. stdout gets the final answer and a newline; progress (chat -q) goes
- * to stderr. Exit code 0 on success, 1 on failure, 130 when interrupted.
+ * to stderr. Exit code 0 on success, 1 on failure (a run that ends without answer text is one), 130
+ * when interrupted.
  */
 export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotOptions): Promise<number> {
   const startedAt = Date.now();
@@ -47,7 +50,7 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     process.stderr.write("hermes: the prompt is empty\n");
     return 2;
   }
-  const runtime = openRuntime(flags);
+  const runtime = await openRuntime(flags, { quiet: opts.quiet });
   if (!runtime) {
     const error = "Hermes could not start (configuration or provider problem; see stderr)";
     await saveUsage(
@@ -58,6 +61,10 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     );
     return 1;
   }
+  // The chat shows every config warning; -z only this one, which changes the server asked.
+  const settings = { ...runtime.config.model, ...(flags.provider ? { provider: flags.provider } : {}) };
+  const override = baseUrlOverrideNote(settings, process.env);
+  if (override) process.stderr.write(`warning: ${override}\n`);
   const tracker = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
   const renderer = new TerminalRenderer({
     out: process.stderr,
@@ -66,8 +73,10 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     showTools: !opts.quiet && runtime.config.display.tool_progress,
     showReasoning: !opts.quiet && runtime.config.display.show_reasoning,
   });
+  const noteDenial = createDenialNotes((line) => process.stderr.write(`${line}\n`));
   const onEvent = (e: AgentEvent): void => {
     tracker.handle(e);
+    noteDenial(e);
     // -z keeps stdout for the answer alone; provider trouble (waits, key rotation, fallback) still shows on stderr.
     const providerTrouble =
       e.type === "status" && (e.kind === "retry" || e.kind === "rotate" || e.kind === "fallback");
@@ -106,8 +115,14 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     if (result.error) outcome.error = result.error.message;
     renderer.close();
     if (result.status === "completed" || result.status === "budget_exhausted") {
-      process.stdout.write(`${result.finalText.trim()}\n`);
-      return 0;
+      const answer = result.finalText.trim();
+      if (answer) {
+        process.stdout.write(`${answer}\n`);
+        return 0;
+      }
+      // An empty stdout with exit 0 would pass for an answer in a script.
+      process.stderr.write(`hermes: ${result.error?.message ?? "the model gave no answer"}\n`);
+      return 1;
     }
     if (result.status === "interrupted") {
       process.stderr.write("hermes: interrupted\n");

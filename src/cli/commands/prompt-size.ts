@@ -1,4 +1,4 @@
-import { openRuntime, type RunFlags } from "../runtime.js";
+import { openRuntime, type RunFlags } from "../open-runtime.js";
 
 /** Rough tokens for English text and JSON: about four characters each. */
 const approxTokens = (chars: number): number => Math.ceil(chars / 4);
@@ -8,7 +8,7 @@ const approxTokens = (chars: number): number => Math.ceil(chars / 4);
  * schema, in characters and approximate tokens, largest first.
  */
 export async function runPromptSize(flags: RunFlags): Promise<number> {
-  const runtime = openRuntime(flags);
+  const runtime = await openRuntime(flags);
   if (!runtime) return 1;
   try {
     const agent = runtime.newAgent(() => {});

@@ -4,11 +4,12 @@ import type { AgentEvent } from "../../agent/events.js";
 import { formatUsageTable, UsageTracker } from "../../agent/usage.js";
 import { pricingLookup } from "../../llm/models/index.js";
 import type { ChatMessage } from "../../llm/types.js";
-import { autoTitleEnabled } from "../../state/auto-title.js";
+import { autoTitleEnabled } from "../../runtime/auto-title.js";
+import type { Runtime } from "../../runtime/runtime.js";
 import { messageText, type SessionRecord } from "../../state/store.js";
+import { openRuntime, type RunFlags } from "../open-runtime.js";
 import { TerminalRenderer } from "../render.js";
 import { announceResume, resolveResume } from "../resume.js";
-import { openRuntime, type RunFlags, type Runtime } from "../runtime.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
 import { createClarifyPrompt } from "./clarify-prompt.js";
 import { completeSlash, runSlash, type SlashContext } from "./slash.js";
@@ -37,8 +38,8 @@ function historyLines(messages: readonly ChatMessage[]): string[] {
  * The interactive chat. Streams answers to stdout, shows tool progress, and maps Ctrl+C to
  * "interrupt the turn" (twice: exit). Resolves to the exit code when the user leaves.
  */
-export async function runRepl(flags: RunFlags): Promise<number> {
-  const runtime = openRuntime(flags);
+export async function runRepl(flags: RunFlags, firstMessage?: string): Promise<number> {
+  const runtime = await openRuntime(flags);
   if (!runtime) return 1;
   const resumed = resolveResume(runtime, flags);
   if (resumed.error) {
@@ -62,7 +63,7 @@ export async function runRepl(flags: RunFlags): Promise<number> {
   });
   const session = new ReplSession(runtime, renderer, resumed.resume);
   try {
-    return await session.run();
+    return await session.run(firstMessage);
   } finally {
     renderer.close();
     await runtime.dispose();
@@ -127,7 +128,8 @@ class ReplSession {
     this.renderer.handle(e);
   };
 
-  run(): Promise<number> {
+  /** `firstMessage` (from `hermes "PROMPT"`) is sent as if typed at the first prompt. */
+  run(firstMessage?: string): Promise<number> {
     const interactive = this.interactive;
     const rl = createInterface({
       input: process.stdin,
@@ -139,7 +141,8 @@ class ReplSession {
     this.rl = rl;
     if (interactive) {
       process.stdout.write(`Hermes Agent · ${this.model} · /help for commands, Ctrl+C twice to exit\n`);
-      rl.prompt();
+      if (firstMessage) process.stdout.write(`❯ ${firstMessage}\n`);
+      else rl.prompt();
     }
     return new Promise<number>((resolve) => {
       this.resolveExit = resolve;
@@ -157,6 +160,7 @@ class ReplSession {
         this.agent.interrupt();
         this.exit(143);
       });
+      if (firstMessage) void this.onLine(firstMessage);
     });
   }
 
@@ -191,6 +195,13 @@ class ReplSession {
         this.queue.push(line);
         return;
       }
+      if (/^\/compress(\s|$)/.test(line)) {
+        // The running turn is the history's one writer: the agent says why it will not compress now.
+        void this.agent
+          .compressContext("Manual compression")
+          .then((r) => process.stderr.write(`  [compress] ${r.message}\n`));
+        return;
+      }
       if (line) {
         this.agent.steer(line);
         process.stderr.write("  [steer] noted; the agent will see it with its next tool result\n");
@@ -218,9 +229,10 @@ class ReplSession {
     this.busy = true;
     const result = await this.agent.runConversation(line);
     this.busy = false;
-    this.lastFailed = result.status === "failed";
-    if (result.status === "failed")
-      process.stderr.write(`  [error] ${result.error?.message ?? "the request failed"}\n`);
+    // A request that ends without answer text failed as well, whatever its status says.
+    this.lastFailed =
+      result.status === "failed" || (result.status !== "interrupted" && !result.finalText.trim());
+    if (this.lastFailed) process.stderr.write(`  [error] ${result.error?.message ?? "the request failed"}\n`);
     if (result.status === "interrupted") process.stderr.write("  [interrupted]\n");
     return this.next();
   }
@@ -241,12 +253,15 @@ class ReplSession {
     return {
       print: (text) => process.stdout.write(`${text}\n`),
       newSession: () => {
+        const previous = this.agent;
         this.agent = this.runtime.newAgent(this.onAgentEvent, {
           approve: this.approve,
           clarify: this.clarify,
           autoTitle: this.autoTitle,
         });
         this.agent.setModel(this.model);
+        // The old session ends now (its row, background subagents, shell state), before the next line.
+        this.slashTask = previous.close("new_session");
       },
       undo: () => {
         const r = this.agent.rewindToLastUser();
@@ -277,6 +292,7 @@ class ReplSession {
           return { error: (err as Error).message };
         }
         this.agent.setModel(this.model);
+        this.slashTask = parent.close("branched");
         return { id: this.agent.sessionId, saved: this.runtime.sessions !== undefined };
       },
       // The agent's view: a fallback that answered the last request shows until the next one.
@@ -292,9 +308,12 @@ class ReplSession {
       },
       usageTable: () => formatUsageTable(this.usage),
       resetUsage: () => this.usage.reset(),
+      // This chat's session only: a new session starts from --yolo again.
       setYolo: (on) => {
-        this.runtime.approvals.yolo = on ?? !this.runtime.approvals.yolo;
-        return this.runtime.approvals.yolo;
+        const approvals = this.agent.approvals;
+        if (!approvals) return false;
+        approvals.yolo = on ?? !approvals.yolo;
+        return approvals.yolo;
       },
       setTitle: (title) => this.runtime.setSessionTitle(this.agent.sessionId, title),
       historyLines: () => historyLines(this.agent.messages),

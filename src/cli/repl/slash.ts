@@ -41,7 +41,8 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     help: "name this session (then 'hermes -r TITLE' resumes it)",
     run: (arg, ctx) => {
       if (!arg) return ctx.print("Usage: /title <title>");
-      const problem = ctx.setTitle?.(arg) ?? "titles are not available here";
+      // setTitle returns undefined on success: only a missing setTitle means "not available".
+      const problem = ctx.setTitle ? ctx.setTitle(arg) : "titles are not available here";
       ctx.print(problem ? `Cannot set the title: ${problem}` : `Session titled "${arg}".`);
     },
   },

@@ -6,6 +6,7 @@
  */
 import { getHermesHome } from "../../core/home.js";
 import { baseUrlHostMatches, PROVIDERS } from "../detect.js";
+import { isLocalEndpoint } from "../local-host.js";
 import type { ModelTarget } from "../types.js";
 import { lookupCatalog, type ModelCapabilities, type ModelPricing, normaliseModelId } from "./catalog.js";
 import {
@@ -19,6 +20,7 @@ import {
   writeEndpointCache,
 } from "./endpoint.js";
 
+export { isLocalEndpoint } from "../local-host.js";
 export {
   type CatalogEntry,
   lookupCatalog,
@@ -50,22 +52,6 @@ export interface ModelInfoOptions {
 
 /** Assumed when nothing is known: most chat models today call tools, few see images. */
 const DEFAULT_CAPABILITIES: ModelCapabilities = { vision: false, reasoning: false, toolCalls: true };
-
-/** Loopback, private and link-local addresses, and *.local / *.internal names: no list price applies. */
-export function isLocalEndpoint(baseUrl: string): boolean {
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  } catch {
-    return false;
-  }
-  if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || host === "0.0.0.0")
-    return true;
-  if (/\.(local|internal|lan|home)$/.test(host)) return true;
-  if (/^(127\.|10\.|192\.168\.|169\.254\.)/.test(host)) return true;
-  if (/^172\.(1[6-9]|2\d|3[01])\./.test(host)) return true;
-  return /^f[cd][0-9a-f]{2}:/.test(host);
-}
 
 /** Endpoints whose model list carries metadata worth fetching (OpenAI's and Anthropic's do not). */
 export function servesModelMetadata(target: ModelInfoTarget): boolean {

@@ -99,6 +99,8 @@ export async function checkCommandApproval(command: string, ctx: ToolContext): P
     detection = { hardline: [], dangerous: [], warnings: [], modifies: [] };
   }
   const session = sessionFor(ctx);
+  // "For this session" answers outlive compression, which gives the conversation a new row id.
+  const conversation = ctx.conversationId ?? ctx.sessionId;
   const warning = warningOf(detection);
   const annotate = (result: string): string => addWarning(result, warning);
   const ok: GateResult = warning ? { allowed: true, warning, annotate } : { allowed: true, annotate };
@@ -132,7 +134,7 @@ export async function checkCommandApproval(command: string, ctx: ToolContext): P
     record("mode_off", risky);
     return ok;
   }
-  if (session.isApproved(risky, ctx.sessionId)) {
+  if (session.isApproved(risky, conversation)) {
     record("allowlisted", risky);
     return ok;
   }
@@ -173,7 +175,7 @@ export async function checkCommandApproval(command: string, ctx: ToolContext): P
 
   return session.serialize(async (): Promise<GateResult> => {
     // An answer to an earlier prompt ("session"/"always") may already cover this one.
-    if (session.isApproved(risky, ctx.sessionId)) {
+    if (session.isApproved(risky, conversation)) {
       record("allowlisted", risky);
       return ok;
     }
@@ -213,7 +215,7 @@ export async function checkCommandApproval(command: string, ctx: ToolContext): P
         record("user_once", risky);
         return ok;
       case "session":
-        session.approveForSession(risky, ctx.sessionId);
+        session.approveForSession(risky, conversation);
         record("user_session", risky);
         return ok;
       case "always": {

@@ -79,7 +79,10 @@ export function handleSessionSearch(args: Record<string, unknown>, ctx: ToolCont
       limit,
       sort: args.sort === "recency" ? "recency" : "relevance",
       ...(typeof args.role === "string" ? { role: args.role } : {}),
-      ...(args.include_current === true ? {} : { excludeSessionIds: [ctx.sessionId] }),
+      // The current conversation is every row of its compression lineage, not just the newest.
+      ...(args.include_current === true
+        ? {}
+        : { excludeSessionIds: [...(ctx.conversationSessionIds ?? [ctx.sessionId])] }),
     });
     return toolResult({
       query,

@@ -5,6 +5,8 @@ import type { RunResult } from "../environments/types.js";
 import { cleanTerminalOutput, spillToFile, truncateOutput } from "../output.js";
 import { getProcessRegistry } from "../process/registry.js";
 import { compilePatterns } from "../process/watch.js";
+import { type ToolOutput, textBlock } from "../result.js";
+import { skillEnv } from "../skills-service.js";
 import { argBool, argInt, toolError, toolResult } from "./util.js";
 
 const MAX_TIMEOUT_S = 3600;
@@ -97,7 +99,13 @@ async function parseRequest(
   };
 }
 
-export async function handleTerminal(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+/** A finished foreground command: the model's JSON text and the exit status it reports. */
+interface CommandRun {
+  text: string;
+  exitCode: number;
+}
+
+export async function handleTerminal(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
   let req: TerminalRequest | string;
   try {
     req = await parseRequest(args, ctx);
@@ -108,7 +116,11 @@ export async function handleTerminal(args: Record<string, unknown>, ctx: ToolCon
   const gate = await checkCommandApproval(req.command, ctx);
   if (!gate.allowed) return gate.result;
   try {
-    return gate.annotate(req.background ? await startBackground(req, ctx) : await runForeground(req, ctx));
+    if (req.background) return gate.annotate(await startBackground(req, ctx));
+    const run = await runForeground(req, ctx);
+    if (typeof run === "string") return gate.annotate(run);
+    // The exit code rides as a detail too, so failure is read from data rather than from the text.
+    return { content: [textBlock(gate.annotate(run.text))], details: { exitCode: run.exitCode } };
   } catch (err) {
     // Unreachable hosts, a missing PTY module, a container that will not start: all for the model to read.
     return toolError((err as Error).message);
@@ -125,6 +137,8 @@ async function startBackground(req: TerminalRequest, ctx: ToolContext): Promise<
   const patterns = compilePatterns(req.watchPatterns);
   if ("error" in patterns) return toolError(patterns.error);
   const spec = await ctx.env.backgroundSpec(req.workdir);
+  const fromSkills = skillEnv(ctx.skills);
+  if (fromSkills) spec.env = { ...spec.env, ...fromSkills };
   const view = await getProcessRegistry(ctx.home).start({
     command: req.command,
     spec,
@@ -145,7 +159,7 @@ async function startBackground(req: TerminalRequest, ctx: ToolContext): Promise<
   return toolResult(out);
 }
 
-async function runForeground(req: TerminalRequest, ctx: ToolContext): Promise<string> {
+async function runForeground(req: TerminalRequest, ctx: ToolContext): Promise<string | CommandRun> {
   if (req.notifyOnComplete || req.watchPatterns.length > 0) {
     return toolError("notify_on_complete and watch_patterns need background=true.");
   }
@@ -155,11 +169,13 @@ async function runForeground(req: TerminalRequest, ctx: ToolContext): Promise<st
     workdir: req.workdir,
     pty: req.pty,
     spillDir: homePaths(ctx.home).toolOutput,
+    // Variables that loaded skills declared (their credentials are otherwise kept from commands).
+    env: skillEnv(ctx.skills),
   });
   return formatResult(res, req.timeoutS, ctx);
 }
 
-async function formatResult(res: RunResult, timeoutS: number, ctx: ToolContext): Promise<string> {
+async function formatResult(res: RunResult, timeoutS: number, ctx: ToolContext): Promise<CommandRun> {
   const cleaned = cleanTerminalOutput(res.output);
   const limits = ctx.config.tool_output;
   const cut = truncateOutput(cleaned, {
@@ -191,7 +207,7 @@ async function formatResult(res: RunResult, timeoutS: number, ctx: ToolContext):
     } else notes.push("Output truncated (the full output could not be saved).");
   }
   if (notes.length > 0) out.note = notes.join(" ");
-  return toolResult(out);
+  return { text: toolResult(out), exitCode };
 }
 
 /**

@@ -336,8 +336,9 @@ describe("execute_code: failures", () => {
 
   it("rejects an unknown language and empty code", async () => {
     h = await createCodeExecHarness();
+    // The schema's enum catches the language before the script is written.
     expect(await h.exec({ code: "print(1)", language: "ruby" })).toEqual({
-      error: 'language must be "python" or "javascript".',
+      error: `Invalid arguments for execute_code: 'language' must be one of "python", "javascript", got "ruby".`,
     });
     expect((await h.exec({ code: "  " })).error).toMatch(/code is required/);
   });

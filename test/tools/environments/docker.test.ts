@@ -11,6 +11,7 @@ import {
   WORKSPACE,
 } from "../../../src/tools/environments/docker.js";
 import type { EnvironmentProvider } from "../../../src/tools/environments/types.js";
+import { skipBecause } from "../../support/skip.js";
 import { isAlive } from "../helpers.js";
 import { installFakeDocker } from "./backends.js";
 
@@ -141,7 +142,7 @@ const noDaemon =
     : undefined;
 const realImage = process.env.HERMES_TEST_DOCKER_IMAGE ?? "debian:bookworm-slim";
 
-describe.skipIf(noDaemon !== undefined)(
+describe.skipIf(skipBecause("docker backend (real daemon)", noDaemon))(
   `docker backend (real daemon) ${noDaemon ? `(skipped: ${noDaemon})` : ""}`,
   () => {
     it("runs commands in a real container with the workspace mounted", { timeout: 600_000 }, async () => {

@@ -12,6 +12,7 @@ import { createSshProvider } from "../../../src/tools/environments/ssh.js";
 import type { EnvironmentProvider, ExecutionEnvironment } from "../../../src/tools/environments/types.js";
 import { ToolRegistry } from "../../../src/tools/registry.js";
 import { cleanEnv, runHermes, sandbox } from "../../support/cli.js";
+import { skipBecause } from "../../support/skip.js";
 import { isAlive } from "../helpers.js";
 import { type PrivateSshd, startPrivateSshd } from "./sshd.js";
 
@@ -23,7 +24,7 @@ const sshd = server as PrivateSshd;
 
 const opts = { timeoutMs: 20_000 };
 
-describe.skipIf(skipReason !== undefined)(
+describe.skipIf(skipBecause("ssh backend", skipReason))(
   `ssh backend ${skipReason ? `(skipped: ${skipReason})` : ""}`,
   () => {
     let work: string;

@@ -76,7 +76,12 @@ export async function executeCodeTool(
     code,
     interpreter,
     ...(project ? { cwd: ctx.env.getCwd() } : {}),
-    env: (socket) => scriptEnv(process.env, ctx.config.terminal?.env_passthrough ?? [], socket),
+    env: (socket) =>
+      scriptEnv(
+        process.env,
+        [...(ctx.config.terminal?.env_passthrough ?? []), ...(ctx.skills?.envPassthrough() ?? [])],
+        socket,
+      ),
     tools: exposed.map((name) => stubSpec(name, registry.get(name)!.schema)),
     callTool: (name, toolArgs, signal) =>
       service.call(name, sandboxArgs(name, toolArgs), { parent: "execute_code", signal }),

@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import { estimateCost, type PricingLookup } from "../agent/usage.js";
 import type { ChatMessage } from "../llm/types.js";
-import { messageText, type SessionStore, type UnwrittenWrite, type WriteEvent } from "./store.js";
+import { messageText, type SessionStore, type UnwrittenWrite, type WriteEvent } from "../state/store.js";
 
 export interface RecorderInfo {
   sessionId: string;

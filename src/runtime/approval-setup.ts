@@ -3,7 +3,7 @@ import type { Logger } from "../core/log.js";
 import { callAuxiliary } from "../llm/auxiliary.js";
 import type { ModelTarget } from "../llm/types.js";
 import { type CompleteText, createLlmJudge } from "../tools/approval/judge.js";
-import { ApprovalSession, parseApprovalMode } from "../tools/approval/session.js";
+import { ApprovalPolicy, parseApprovalMode } from "../tools/approval/session.js";
 
 export interface ApprovalSetupOptions {
   config: HermesConfig;
@@ -11,10 +11,8 @@ export interface ApprovalSetupOptions {
   configPath: string;
   /** HERMES_HOME, for the auxiliary model's metadata cache. */
   home: string;
-  /** The session's main model: the approval judge falls back to it (auxiliary task "approval"). */
+  /** The run's main model: the approval judge falls back to it (auxiliary task "approval"). */
   main: ModelTarget;
-  /** --yolo for this run. */
-  yolo: boolean;
   logger?: Logger;
 }
 
@@ -26,10 +24,11 @@ export const yoloFromEnv = (env: NodeJS.ProcessEnv = process.env): boolean =>
   /^(?:1|true|yes|on)$/i.test(env.HERMES_YOLO_MODE?.trim() ?? "");
 
 /**
- * The run's approval state. Smart mode asks the auxiliary "approval" model; when no model answers,
- * the judge escalates and the command goes to the user (manual behaviour).
+ * The approval policy every conversation of the process shares (each adds its own yolo, mode and
+ * session answers). Smart mode asks the auxiliary "approval" model; when no model answers, the
+ * judge escalates and the command goes to the user (manual behaviour).
  */
-export function createApprovalSession(opts: ApprovalSetupOptions): ApprovalSession {
+export function createApprovalPolicy(opts: ApprovalSetupOptions): ApprovalPolicy {
   const { config, logger } = opts;
   const complete: CompleteText = async (messages, signal) => {
     const result = await callAuxiliary("approval", messages, {
@@ -48,12 +47,11 @@ export function createApprovalSession(opts: ApprovalSetupOptions): ApprovalSessi
     }
     return result.text;
   };
-  return new ApprovalSession({
+  return new ApprovalPolicy({
     mode: parseApprovalMode(config.approvals.mode),
     timeoutSeconds: config.approvals.timeout,
     allowlist: config.command_allowlist,
     configPath: opts.configPath,
-    yolo: opts.yolo,
     judge: createLlmJudge(complete),
     onDecision: (event) => {
       const denied = /denied|hardline|no_one_to_ask|timeout/.test(event.outcome);

@@ -1,0 +1,302 @@
+import { Agent } from "../agent/agent.js";
+import type { ChildAgentFactory } from "../agent/delegation.js";
+import type { AgentEventListener } from "../agent/events.js";
+import { type HermesConfig, loadConfig } from "../core/config.js";
+import { loadDotEnv } from "../core/env.js";
+import { ensureHermesHome, getHermesHome, type HomePaths } from "../core/home.js";
+import { createLogger, type Logger } from "../core/log.js";
+import { mark } from "../core/timing.js";
+import { refreshModelInfoInBackground } from "../llm/models/index.js";
+import type { ChatMessage, ModelTarget } from "../llm/types.js";
+import { openStateStore } from "../state/open.js";
+import type { SessionRecord, SessionStore } from "../state/store.js";
+import { type ApprovalPolicy, ApprovalSession } from "../tools/approval/session.js";
+import type { ApprovalMode, ApproveFn } from "../tools/approval/types.js";
+import { registerBuiltinTools } from "../tools/builtin/index.js";
+import type { ClarifyFn, HermesToolRegistry, SessionSearchService } from "../tools/context.js";
+import { createEnvironmentProvider } from "../tools/environments/factory.js";
+import type { EnvironmentProvider } from "../tools/environments/types.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { createToolSelector } from "../tools/toolsets.js";
+import { createApprovalPolicy, yoloFromEnv } from "./approval-setup.js";
+import { logAgentEvent } from "./event-log.js";
+import { storedLineage } from "./lineage.js";
+import { type LiveSession, LiveSessions } from "./live-sessions.js";
+import { setupProviders } from "./providers.js";
+import { repairHistory } from "./recorder.js";
+import { type RecordingContext, recordAgent } from "./recording.js";
+
+export { NoProviderError } from "./providers.js";
+
+/** How one process runs agents; every field has a default, so a front end passes only its own. */
+export interface RuntimeOptions {
+  /** HERMES_HOME; default: $HERMES_HOME or ~/.hermes. */
+  home?: string;
+  /** The directory the front end works in (relative terminal.cwd, context files, stored with sessions). */
+  cwd?: string;
+  /** The platform sessions run on unless newAgent says otherwise (cli, telegram, cron, ...). */
+  platform?: string;
+  /** Overrides of model.default / model.provider (--model, --provider). */
+  model?: string;
+  provider?: string;
+  /** Toolsets instead of config's `toolsets` (a list, or comma-separated as --toolsets). */
+  toolsets?: string | readonly string[];
+  /** New sessions start in yolo (--yolo); HERMES_YOLO_MODE does the same. */
+  yolo?: boolean;
+  /** Where keys, HERMES_YOLO_MODE and provider settings are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface NewAgentOptions {
+  /** Asks the user about flagged commands; without it they are denied. */
+  approve?: ApproveFn;
+  clarify?: ClarifyFn;
+  /** Continues a stored session (its system prompt, history and conversation id). */
+  resume?: SessionRecord;
+  /** The session's source in state.db; default: its platform. */
+  source?: string;
+  /** cli, telegram, ...; default: the runtime's platform. */
+  platform?: string;
+  /** Name the session with the auxiliary model after its first exchange (sessions.auto_title). */
+  autoTitle?: boolean;
+  /** The run ends with one answer (-z, chat -q): background delegations are awaited first. */
+  awaitBackground?: boolean;
+  /** /branch: a new session starting from a copy of another one's conversation. */
+  branch?: { parentSessionId: string; messages: readonly ChatMessage[]; title?: string };
+  /** This conversation's approvals.mode (default: config's). */
+  approvalMode?: ApprovalMode;
+  /** This conversation starts in yolo (default: the runtime's --yolo). */
+  yolo?: boolean;
+}
+
+export interface Runtime {
+  paths: HomePaths;
+  config: HermesConfig;
+  configWarnings: string[];
+  target: ModelTarget;
+  registry: HermesToolRegistry;
+  /** The toolset policy's answer now; each session fixes its own list at its first request. */
+  readonly toolNames: ReadonlySet<string>;
+  unknownToolsets: string[];
+  environments: EnvironmentProvider;
+  logger: Logger;
+  /** What every session shares of approvals (allowlist, judge); each one's yolo and mode are `agent.approvals`. */
+  approvals: ApprovalPolicy;
+  /** state.db (sessions, history, search); undefined when it could not be opened (see storeProblem). */
+  sessions: SessionStore | undefined;
+  /** Why state.db is unavailable: the run goes on without persistence. */
+  storeProblem: string | undefined;
+  /** Titles an open session of this run (/title); returns an error message when it cannot. */
+  setSessionTitle(sessionId: string, title: string): string | undefined;
+  /** Removes the last `count` stored messages of an open session of this run (/undo, /retry). */
+  dropStoredMessages(sessionId: string, count: number): void;
+  /** Conversations whose agents have not closed yet, subagents included. */
+  openSessionCount(): number;
+  /** A new session; `agent.close()` ends it (dispose closes those still open). */
+  newAgent(onEvent: AgentEventListener, options?: NewAgentOptions): Agent;
+  /** Closes every open session (waiting for background subagents), then the store and environments. Once. */
+  dispose(): Promise<void>;
+}
+
+/** How long exit waits for a background title call. */
+const TITLE_WAIT_ON_EXIT_MS = 5000;
+
+const toolsetList = (t: string | readonly string[]): string[] =>
+  (typeof t === "string" ? t.split(",") : [...t]).map((x) => x.trim()).filter(Boolean);
+
+/** Loads home, .env and config, resolves the provider and builds the tool registry. Throws ConfigError / NoProviderError. */
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const platform = options.platform ?? "cli";
+  const paths = ensureHermesHome(options.home ?? getHermesHome());
+  mark("home ready");
+  const logger = createLogger(paths.home);
+  loadDotEnv(paths.env);
+  const { config, warnings } = loadConfig(paths.config);
+  mark("config loaded");
+  const providers = setupProviders({
+    config,
+    home: paths.home,
+    env,
+    logger,
+    warnings,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.provider ? { provider: options.provider } : {}),
+  });
+  const { target } = providers;
+  const registry: HermesToolRegistry = new ToolRegistry();
+  registerBuiltinTools(registry, config);
+  mark("tools registered");
+  const enabled = options.toolsets ? toolsetList(options.toolsets) : config.toolsets;
+  // A query, not a snapshot: tools registered later (MCP, plugins) reach the sessions started after.
+  const selectTools = createToolSelector(enabled, config.agent.disabled_toolsets, registry);
+  const unknownToolsets = selectTools().unknown;
+  const environments = createEnvironmentProvider(config, { home: paths.home, cwd });
+  const approvals = createApprovalPolicy({
+    config,
+    configPath: paths.config,
+    home: paths.home,
+    main: target,
+    logger,
+  });
+  const yolo = options.yolo === true || yoloFromEnv(env);
+  const opened = openStateStore(paths.stateDb);
+  const sessions = "store" in opened ? opened.store : undefined;
+  const storeProblem = "error" in opened ? opened.error.message : undefined;
+  if (storeProblem) logger.warn("state.db unavailable", { message: storeProblem });
+  mark("state opened");
+  const recording: RecordingContext | undefined = sessions
+    ? { store: sessions, config, home: paths.home, cwd, logger }
+    : undefined;
+  const search: SessionSearchService | undefined = sessions && {
+    search: (o) => sessions.search(o),
+    around: (id, messageId, window) => sessions.messagesAround(id, messageId, window),
+    getSession: (id) => sessions.getSession(id),
+  };
+  const live = new LiveSessions();
+  let disposing: Promise<void> | undefined;
+
+  // Subagents (delegate_task): each child is a session of its own in state.db, linked to its parent.
+  const spawnChild: ChildAgentFactory = (childOptions, meta) => {
+    const routed = providers.childRoute(childOptions.target);
+    let entry: LiveSession | undefined;
+    const agent: Agent = new Agent({
+      ...childOptions,
+      ...routed,
+      delegation: { ...childOptions.delegation, factory: spawnChild },
+      onEvent: (e) => {
+        logAgentEvent(logger, agent.sessionId, e);
+        entry?.recorder?.handle(e);
+        childOptions.onEvent?.(e);
+      },
+      onClose: (reason) => {
+        if (entry) live.release(entry, reason);
+      },
+    });
+    const recorder =
+      recording &&
+      recordAgent(recording, agent, {
+        source: "subagent",
+        resumed: false,
+        parentSessionId: meta.parentSessionId,
+      });
+    entry = { agent, recorder, child: true };
+    live.add(entry);
+    return agent;
+  };
+
+  const newAgent = (onEvent: AgentEventListener, o: NewAgentOptions = {}): Agent => {
+    const { resume, branch } = o;
+    const sessionPlatform = o.platform ?? platform;
+    const history =
+      resume && sessions ? repairHistory(sessions.loadMessages(resume.id).map((m) => m.message)) : undefined;
+    const lineage = resume && sessions ? storedLineage(sessions, resume.id) : undefined;
+    const branchSystem = branch?.messages[0]?.role === "system" ? branch.messages[0].content : undefined;
+    let entry: LiveSession | undefined;
+    const agent: Agent = new Agent({
+      ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
+      ...(lineage ? { conversationId: lineage.conversationId, earlierSessionIds: lineage.earlier } : {}),
+      ...(resume?.systemPrompt ? { systemPrompt: resume.systemPrompt } : {}),
+      ...(branch ? { history: branch.messages.filter((m) => m.role !== "system") } : {}),
+      ...(branchSystem !== undefined ? { systemPrompt: branchSystem } : {}),
+      ...(search ? { sessions: search } : {}),
+      target,
+      router: providers.newRouter(),
+      registry,
+      toolNames: () => selectTools().tools,
+      config,
+      home: paths.home,
+      cwd,
+      environments,
+      platform: sessionPlatform,
+      approvals: new ApprovalSession(approvals, {
+        yolo: o.yolo ?? yolo,
+        ...(o.approvalMode ? { mode: o.approvalMode } : {}),
+      }),
+      delegation: { depth: 0, factory: spawnChild },
+      ...(o.approve ? { approve: o.approve } : {}),
+      ...(o.clarify ? { clarify: o.clarify } : {}),
+      ...(o.awaitBackground ? { awaitBackground: true } : {}),
+      onEvent: (e) => {
+        logAgentEvent(logger, agent.sessionId, e);
+        // Persist before the front end shows it: a kill after this point loses nothing shown.
+        entry?.recorder?.handle(e);
+        onEvent(e);
+      },
+      onClose: (reason) => {
+        if (entry) live.release(entry, reason);
+      },
+    });
+    const recorder =
+      recording &&
+      recordAgent(recording, agent, {
+        source: o.source ?? sessionPlatform,
+        resumed: resume !== undefined,
+        ...(branch ? { parentSessionId: branch.parentSessionId } : {}),
+        ...(branch?.title ? { title: branch.title } : {}),
+        ...(o.autoTitle ? { autoTitle: true } : {}),
+        onEvent,
+      });
+    if (branch) recorder?.copyHistory(branch.messages);
+    entry = { agent, recorder, child: false };
+    live.add(entry);
+    // Context sizes and prices of custom servers and OpenRouter, for later lookups; once per
+    // process per endpoint, in the background (seed 004 §20).
+    void refreshModelInfoInBackground(target, { home: paths.home });
+    logger.info("session start", {
+      session: agent.sessionId,
+      conversation: agent.conversationId,
+      platform: sessionPlatform,
+      model: target.model,
+      provider: target.provider,
+      apiMode: target.apiMode,
+    });
+    return agent;
+  };
+
+  return {
+    paths,
+    config,
+    configWarnings: warnings,
+    target,
+    registry,
+    get toolNames() {
+      return selectTools().tools;
+    },
+    unknownToolsets,
+    environments,
+    logger,
+    approvals,
+    sessions,
+    storeProblem,
+    dropStoredMessages: (sessionId, count) => live.find(sessionId)?.recorder?.dropLast(count),
+    setSessionTitle: (sessionId, title) => {
+      const recorder = live.find(sessionId)?.recorder;
+      if (!recorder) return storeProblem ?? "this session is not being saved";
+      try {
+        recorder.setTitle(title);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+    openSessionCount: () => live.size,
+    newAgent,
+    dispose: () => {
+      disposing ??= (async () => {
+        // Background subagents stop and finish writing before the store closes.
+        await live.closeAll("exit");
+        // A title call still running gets a short while to land before the store closes.
+        await live.settled(TITLE_WAIT_ON_EXIT_MS);
+        if (sessions) {
+          await sessions.flush();
+          sessions.close();
+        }
+        await environments.disposeAll();
+        await logger.flush();
+      })();
+      return disposing;
+    },
+  };
+}
