@@ -9,6 +9,7 @@ import { registerProcessTool } from "./process.js";
 import { registerSessionSearchTool } from "./session-search.js";
 import { registerTerminalTools } from "./terminal.js";
 import { registerTodoTool } from "./todo.js";
+import { registerWebTools } from "./web/index.js";
 
 /** Registers every built-in tool family. */
 export function registerBuiltinTools(registry: HermesToolRegistry, config?: HermesConfig): void {
@@ -21,4 +22,5 @@ export function registerBuiltinTools(registry: HermesToolRegistry, config?: Herm
   registerClarifyTool(registry);
   registerDelegateTool(registry, config);
   registerCodeExecTool(registry, config);
+  registerWebTools(registry, config);
 }
