@@ -80,8 +80,12 @@ export function sessionSandbox(config, prefix = "hermes-bench-session-") {
   return { env, work, memOut };
 }
 
-/** PSS and private memory (MB) a sandboxed run reported at exit; NaN when it did not. */
+/** PSS, private memory and peak RSS (MB) a sandboxed run reported at exit; NaN when it did not. */
 export function memoryAtExit(memOut) {
   const mem = existsSync(memOut) ? JSON.parse(readFileSync(memOut, "utf8")) : {};
-  return { pss: mem.Pss ?? Number.NaN, priv: (mem.Private_Dirty ?? Number.NaN) + (mem.Private_Clean ?? 0) };
+  return {
+    pss: mem.Pss ?? Number.NaN,
+    priv: (mem.Private_Dirty ?? Number.NaN) + (mem.Private_Clean ?? 0),
+    hwm: mem.VmHWM ?? Number.NaN,
+  };
 }

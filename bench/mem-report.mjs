@@ -14,6 +14,9 @@ if (out) {
           .filter(Boolean)
           .map((m) => [m[1], Number(m[2]) / 1024]),
       );
+      // Peak resident memory of this process alone (GNU time's figure can be a child's).
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+      if (hwm) fields.VmHWM = Number(hwm[1]) / 1024;
       writeFileSync(out, JSON.stringify(fields));
     } catch {
       // not Linux: no breakdown

@@ -14,6 +14,7 @@ for (const script of [
   "compression.mjs",
   "code-exec.mjs",
   "skills-index.mjs",
+  "browser.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

@@ -1,7 +1,12 @@
 // A scripted 10-tool-call session through the real binary (`hermes -z`) against an instant fake
 // LLM server: spawn-to-exit wall time and peak RSS. Also the interrupt latency of a running command.
+// `node bench/session.mjs [path/to/bin/hermes.js]` measures another build (e.g. an older one).
+import { rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt, median, memoryAtExit, repeat, runOnce, sessionSandbox } from "./lib.mjs";
+import { fmt, median, memoryAtExit, BIN as OWN_BIN, repeat, runOnce, sessionSandbox } from "./lib.mjs";
+
+const BIN = process.argv[2] ? resolve(process.argv[2]) : OWN_BIN;
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const fake = await startFakeLlm();
@@ -28,15 +33,17 @@ async function oneSession() {
   const { env, work, memOut } = sandbox();
   fake.enqueue(...script());
   const r = await runOnce([process.execPath, BIN, "-z", "set up the project"], { env, cwd: work });
+  const memory = memoryAtExit(memOut);
+  rmSync(dirname(work), { recursive: true, force: true });
   if (r.code !== 0 || r.stdout !== "Done.\n") throw new Error(`session failed: code ${r.code} ${r.stdout}`);
-  return { ...r, ...memoryAtExit(memOut) };
+  return { ...r, ...memory };
 }
 
 await oneSession(); // warm-up (compile cache)
 const rs = await repeat(RUNS, oneSession);
-console.log(`scripted 10-tool-call session, hermes -z against an instant server (median of ${RUNS})`);
+console.log(`scripted 10-tool-call session, hermes -z against an instant server (median of ${RUNS}; ${BIN})`);
 console.log(
-  `  spawn-to-exit ${fmt(median(rs.map((r) => r.ms)))} ms   peak RSS ${fmt(median(rs.map((r) => r.rssMb)))} MB`,
+  `  spawn-to-exit ${fmt(median(rs.map((r) => r.ms)))} ms   peak RSS ${fmt(median(rs.map((r) => r.hwm)))} MB (VmHWM of the hermes process; GNU time: ${fmt(median(rs.map((r) => r.rssMb)))} MB)`,
 );
 console.log(
   `  at exit: PSS ${fmt(median(rs.map((r) => r.pss)))} MB, private ${fmt(median(rs.map((r) => r.priv)))} MB (the rest of RSS is the shared Node binary)`,
@@ -44,6 +51,7 @@ console.log(
 
 async function interruptLatency() {
   const { env, work } = sandbox();
+  const cleanup = () => rmSync(dirname(work), { recursive: true, force: true });
   fake.enqueue(call("terminal", { command: "sleep 30" }));
   let sentAt = 0;
   // No GNU time wrapper here: the signal must reach hermes itself.
@@ -58,6 +66,7 @@ async function interruptLatency() {
       }
     },
   });
+  cleanup();
   return { ...r, latency: performance.now() - sentAt };
 }
 const ir = await repeat(3, interruptLatency);

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../dist/agent/agent.js";
+import { HookBus } from "../dist/agent/hooks.js";
 import { DEFAULT_CONFIG } from "../dist/core/config.js";
 import { createLocalEnvironmentProvider } from "../dist/tools/environments/local.js";
 import { ToolRegistry } from "../dist/tools/registry.js";
@@ -47,7 +48,7 @@ function makeStream(turns) {
   };
 }
 const environments = createLocalEnvironmentProvider({ cwd: home, home });
-async function run(turns, compression = true) {
+async function run(turns, compression = true, hooks = undefined) {
   const agent = new Agent({
     target: {
       provider: "custom",
@@ -67,6 +68,7 @@ async function run(turns, compression = true) {
     environments,
     streamFn: makeStream(turns),
     onEvent: () => {},
+    ...(hooks ? { hooks } : {}),
   });
   await agent.prepareSession();
   const t0 = performance.now();
@@ -83,6 +85,23 @@ console.log(
   `framework overhead: ${fmt(ms / TURNS, 3)} ms per turn (${TURNS} turns, each one model call + one tool call, history growing to ${TURNS * 2} messages)`,
 );
 console.log(`  of which the loop alone (compression off): ${fmt(bare / TURNS, 3)} ms per turn`);
+
+// Hooks: with none registered every call site skips them (has() is false), so an empty bus must
+// cost what no bus costs; one no-op post_tool_call hook shows what a listener adds per tool call.
+// Compression off, best of 3 alternating rounds, to keep the loop's own noise out of the difference.
+const emptyBus = new HookBus({ timeoutMs: 5000, report: () => {} });
+const oneHook = new HookBus({ timeoutMs: 5000, report: () => {} });
+oneHook.on({ name: "post_tool_call", label: "bench", handler: () => undefined });
+const hookBest = { none: Infinity, empty: Infinity, one: Infinity };
+for (let round = 0; round < 3; round++) {
+  hookBest.none = Math.min(hookBest.none, await run(TURNS, false));
+  hookBest.empty = Math.min(hookBest.empty, await run(TURNS, false, emptyBus));
+  hookBest.one = Math.min(hookBest.one, await run(TURNS, false, oneHook));
+}
+console.log(
+  `hooks: ${fmt(hookBest.empty / TURNS, 3)} ms per turn with none registered (${fmt(hookBest.none / TURNS, 3)} without a hook bus); ` +
+    `one post_tool_call hook: ${fmt(hookBest.one / TURNS, 3)} ms per turn`,
+);
 
 // Argument validation per dispatch: a tool with terminal's schema against one with an open schema
 // (which skips the check), same instant handler; plus the first validated call, which loads ajv.

@@ -74,6 +74,11 @@ if [[ "$BIN_DIR" != "$HOME"/* ]] && ! others_can "$ROOT/bin/hermes.js" r; then
   echo "note: only some users can read $ROOT; for every user's hermes to work, install from a checkout" \
     "they can read (e.g. under /opt)" >&2
 fi
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 &&
+  ! command -v google-chrome >/dev/null 2>&1; then
+  echo "note: no Chromium found: the browser tools stay hidden until it is installed" \
+    "(Debian/Ubuntu: apt-get install chromium) or browser.executable_path names one" >&2
+fi
 HERE="$ROOT/hermes"
 [ "$START" = "$ROOT" ] && HERE=./hermes
 case ":$PATH:" in

@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
   type Usage,
 } from "../llm/types.js";
+import type { SkillSession } from "../skills/service.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ToolContext, ToolNotices } from "../tools/context.js";
 import { BackgroundJobs } from "./background-jobs.js";
@@ -21,14 +22,17 @@ import {
   ContextKeeper,
   createCompressor,
 } from "./context-keeper.js";
-import { createDelegationService, DELEGATE_BLOCKED_TOOLS } from "./delegation.js";
+import { DELEGATE_BLOCKED_TOOLS } from "./delegation.js";
 import type { AgentEvent } from "./events.js";
 import { ToolLoopGuardrails } from "./guardrails.js";
-import { createToolCallService } from "./inner-tools.js";
+import { SessionHooks } from "./hooks-session.js";
 import { createMemoryStore, type MemoryStore } from "./memory/index.js";
 import { recallMemory, syncMemoryTurn } from "./memory/provider-calls.js";
 import { buildPromptLayers, joinLayers, type PromptLayer } from "./prompt/build.js";
+import { createAgentSkills, replaceSkillsLayer, skillsIndexLayer } from "./prompt/skills.js";
+import { type DeferralDecision, SessionTools } from "./session-tools.js";
 import { preservedTodoBlock, TodoList } from "./todo.js";
+import { buildToolContext } from "./tool-context.js";
 import { saveTrajectory } from "./trajectory.js";
 import { runTurn, type TurnHost } from "./turn.js";
 import { type ActivitySnapshot, type AgentOptions, localError, type RunResult } from "./types.js";
@@ -53,11 +57,13 @@ export class Agent {
   readonly conversationId: string;
   /** Every stored row of this conversation, oldest first: compression appends one. */
   private readonly rowIds: string[];
-  /** The tool names fixed at the session's first request (cleared by reloadTools). */
-  private fixedToolNames: ReadonlySet<string> | undefined;
+  /** The selection fixed at the session's first request, and the tool list built from it. */
+  private readonly sessionTools: SessionTools;
   /** Settles when the request in flight has finished (close waits for it). */
   private runSettled: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
+  /** The hooks of this session's start, turns, approvals and end. */
+  private readonly sessionHooks: SessionHooks;
   readonly taskId: string;
   readonly platform: string;
   readonly totalUsage: Usage = emptyUsage();
@@ -73,6 +79,8 @@ export class Agent {
   readonly memory: MemoryStore | undefined;
   /** This session's task list (todo tool); never part of the system prompt. */
   readonly todos = new TodoList();
+  /** The skills store as this session sees it (skills tools, `/<skill>` commands). */
+  readonly skills: SkillSession;
   /** The context engine (compression.enabled); undefined when compression is off. */
   readonly context: ContextEngine | undefined;
   /** Loop detection over one request's tool calls (tool_loop_guardrails). */
@@ -121,6 +129,21 @@ export class Agent {
       m && (m.memory_enabled || m.user_profile_enabled)
         ? createMemoryStore(opts.home, opts.config)
         : undefined;
+    this.sessionTools = new SessionTools({
+      registry: opts.registry,
+      source: opts.toolNames,
+      hidden: [...(opts.clarify ? [] : ["clarify"]), ...(this.memory ? [] : ["memory"])],
+      config: opts.config,
+      contextLength: () => this.contextLengthOf(this.opts.target),
+      emit: (e) => this.emit(e),
+      hooks: opts.hooks,
+    });
+    this.skills = createAgentSkills(
+      opts,
+      this.platform,
+      () => this.sessionId,
+      () => this.tools,
+    );
     this.guardrails = new ToolLoopGuardrails(
       opts.config.tool_loop_guardrails ?? DEFAULT_CONFIG.tool_loop_guardrails,
       (name) => READ_ONLY_TOOLS.has(name) || opts.registry.get(name)?.parallelSafe === true,
@@ -128,6 +151,7 @@ export class Agent {
     const engine = createCompressor(opts, () => this.opts.target, this.contextLengthOf(opts.target));
     this.context = engine;
     this.keeper = engine ? new ContextKeeper(engine, this.contextHost()) : undefined;
+    this.sessionHooks = new SessionHooks(opts.hooks, this);
     this.turnHost = this.createTurnHost();
   }
 
@@ -239,11 +263,13 @@ export class Agent {
       const expired = new Promise<void>((resolve) => limit.addEventListener("abort", () => resolve()));
       await Promise.race([this.runSettled, expired]);
       await this.backgroundJobs.waitAll(limit);
+      await this.sessionHooks.closing(reason);
       try {
         await this.opts.onClose?.(reason);
       } catch {
         // The front end's bookkeeping must not keep the environment alive.
       }
+      await this.sessionHooks.closed(reason);
       await this.opts.environments.release(this.taskId).catch(() => undefined);
     })();
     return this.closing;
@@ -256,10 +282,10 @@ export class Agent {
    * the session had not fixed its list yet (its first request takes the current one anyway).
    */
   async reloadTools(): Promise<{ added: string[]; removed: string[] }> {
-    this.fixedToolNames = undefined;
+    this.sessionTools.reset();
     if (this.tools === undefined) return { added: [], removed: [] };
     const before = new Set(this.tools.map((t) => t.function.name));
-    this.tools = (await this.opts.registry.getDefinitions(this.exposedToolNames())) as ToolDefinition[];
+    this.tools = await this.sessionTools.build();
     const after = new Set(this.tools.map((t) => t.function.name));
     return {
       added: [...after].filter((n) => !before.has(n)),
@@ -302,34 +328,37 @@ export class Agent {
     return "it is not in this session's toolsets.";
   }
 
-  /** The selected tools minus those that need a surface this session lacks (clarify without a person). */
-  private exposedToolNames(): ReadonlySet<string> {
-    const hidden = new Set<string>();
-    if (!this.opts.clarify) hidden.add("clarify");
-    if (!this.memory) hidden.add("memory");
-    const names = this.sessionToolNames();
-    if (![...hidden].some((n) => names.has(n))) return names;
-    return new Set([...names].filter((n) => !hidden.has(n)));
+  /** Whether this session's MCP and plugin tools sit behind the tool search bridge (set by its first request). */
+  get toolSearch(): DeferralDecision | undefined {
+    return this.sessionTools.plan?.decision;
   }
 
-  /** The toolset selection of this session: asked once, at its first request (prompt-cache rule). */
-  private sessionToolNames(): ReadonlySet<string> {
-    const source = this.opts.toolNames;
-    this.fixedToolNames ??= typeof source === "function" ? source() : source;
-    return this.fixedToolNames;
+  private skillsIndex(): string {
+    const backend = this.opts.environments.get(this.taskId).backend;
+    return skillsIndexLayer({ ...this.opts, platform: this.platform, backend, scope: this.skills.scope() });
+  }
+
+  /** `/reload-skills --now`: rebuilds the skills index of this session's prompt (an explicit cache break). */
+  async reloadSkills(): Promise<boolean> {
+    if (this.abort) return false;
+    const before = (await this.prepareSession()).systemPrompt;
+    this.promptLayers = this.promptLayers && replaceSkillsLayer(this.promptLayers, this.skillsIndex());
+    // A resumed session's stored prompt has no layers: it is rebuilt whole.
+    this.systemPrompt = this.promptLayers && joinLayers(this.promptLayers);
+    return (await this.prepareSession()).systemPrompt !== before;
   }
 
   /** Builds the system prompt and tool list once per session. */
   async prepareSession(): Promise<{ systemPrompt: string; tools: ToolDefinition[]; layers?: PromptLayer[] }> {
     const env = this.opts.environments.get(this.taskId);
-    if (this.tools === undefined)
-      this.tools = (await this.opts.registry.getDefinitions(this.exposedToolNames())) as ToolDefinition[];
+    this.tools ??= await this.sessionTools.build();
     if (this.systemPrompt === undefined) {
       const environment = await env.probe();
       // Memory is snapshotted here, once: writes during the session show up from the next one.
       const memoryBlock = [this.memory?.systemPromptBlock(), this.opts.memoryProvider?.systemPromptBlock()]
         .filter((b) => b?.trim())
         .join("\n\n");
+      const pluginSections = (await this.opts.promptSections?.()) ?? "";
       this.promptLayers = buildPromptLayers({
         home: this.opts.home,
         platform: this.platform,
@@ -340,6 +369,8 @@ export class Agent {
         toolNames: this.tools.map((t) => t.function.name),
         contextCwd: env.backend === "local" ? environment.cwd : (this.opts.cwd ?? process.cwd()),
         memoryBlock,
+        skillsIndex: this.skillsIndex(),
+        pluginSections,
       });
       this.systemPrompt = joinLayers(this.promptLayers);
     }
@@ -365,8 +396,10 @@ export class Agent {
     try {
       await this.compressing;
       const result = await this.startTurn(userText, controller.signal, usage);
-      if (result.status === "completed")
+      if (result.status === "completed") {
         await syncMemoryTurn(this.opts.memoryProvider, userText, result.finalText, (e) => this.emit(e));
+        await this.sessionHooks.afterTurn(userText, result.finalText, () => this.messages);
+      }
       return result;
     } catch (err) {
       const error = localError(`Internal error: ${(err as Error)?.stack ?? String(err)}`);
@@ -401,7 +434,9 @@ export class Agent {
     };
     this.append(userMessage);
     // Recalled memory goes only into the requests' copy of this message: history stays clean.
-    const recalled = await recallMemory(this.opts.memoryProvider, userText, signal, (e) => this.emit(e));
+    const memory = await recallMemory(this.opts.memoryProvider, userText, signal, (e) => this.emit(e));
+    // So does the context pre_llm_call hooks add.
+    const recalled = await this.sessionHooks.beforeTurn(memory, userText, () => this.messages);
     const ctx = this.toolContext(signal);
     return runTurn(this.turnHost, { userMessage, recalled, tools, ctx, signal, usage });
   }
@@ -410,7 +445,7 @@ export class Agent {
   private createTurnHost(): TurnHost {
     const { opts } = this;
     const keeper = this.keeper;
-    const sessionTools = (): ReadonlySet<string> => this.sessionToolNames();
+    const sessionTools = (): ReadonlySet<string> => this.sessionTools.callable();
     return {
       streamFn: this.streamFn,
       router: this.router,
@@ -419,6 +454,8 @@ export class Agent {
         return sessionTools();
       },
       guardrails: this.guardrails,
+      hooks: opts.hooks,
+      hookFields: this.sessionHooks.fields,
       keeper,
       compressor: keeper ? { compress: (reason) => keeper.afterOverflow(reason) } : opts.compressor,
       // Read per turn: the config may change between requests.
@@ -460,60 +497,31 @@ export class Agent {
     };
   }
 
-  /** What tools see of this request. Built once per request: what can change meanwhile is read live. */
+  /** What tools see of this request (see tool-context.ts). */
   private toolContext(signal: AbortSignal): ToolContext {
-    const live = {
-      sessionId: (): string => this.sessionId,
-      sessionIds: (): readonly string[] => this.sessionIds,
-      toolNames: (): ReadonlySet<string> => this.sessionToolNames(),
-    };
-    const ctx: ToolContext = {
-      taskId: this.taskId,
-      get sessionId() {
-        return live.sessionId();
-      },
-      conversationId: this.conversationId,
-      get conversationSessionIds() {
-        return live.sessionIds();
-      },
-      signal,
-      config: this.opts.config,
-      home: this.opts.home,
-      env: this.opts.environments.get(this.taskId),
-      platform: this.platform,
-      notices: this.notices,
-      approvals: this.opts.approvals,
-      approve: this.opts.approve,
-      interactive: this.opts.approve !== undefined,
-      memory: this.memory,
-      todos: this.todos,
-      ...(this.opts.clarify ? { clarify: this.opts.clarify } : {}),
-      ...(this.opts.sessions ? { sessions: this.opts.sessions } : {}),
-      delegate: createDelegationService({
+    return buildToolContext(
+      {
         options: this.opts,
-        get sessionId() {
-          return live.sessionId();
-        },
-        get toolNames() {
-          return live.toolNames();
-        },
         taskId: this.taskId,
-        signal,
+        conversationId: this.conversationId,
+        platform: this.platform,
         notices: this.notices,
+        memory: this.memory,
+        todos: this.todos,
+        skills: this.skills,
+        guardrails: this.guardrails,
+        sessionTools: this.sessionTools,
+        sessionId: () => this.sessionId,
+        sessionIds: () => this.sessionIds,
+        offeredTools: () => (this.tools ?? []).map((t) => t.function.name),
+        approve: (s) => this.sessionHooks.approve(this.opts.approve, s),
         emit: (e) => this.emit(e),
         touch: (d) => this.touch(d),
-        create: (o) => new Agent(o),
+        createChild: (o) => new Agent(o),
         trackBackground: (job, controller) => this.backgroundJobs.add(job, controller),
-      }),
-      toolCalls: createToolCallService({
-        registry: this.opts.registry,
-        available: () => (this.tools ?? []).map((t) => t.function.name),
-        ctx: () => ctx,
-        emit: (e) => this.emit(e),
-        guard: this.guardrails,
-      }),
-    };
-    return ctx;
+      },
+      signal,
+    );
   }
 
   /** Makes `target` the one in use; a change of provider or model is reported to onModelSwitch. */

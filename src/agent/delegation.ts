@@ -16,6 +16,7 @@ import type {
 } from "../tools/context.js";
 import { resolveToolset } from "../tools/toolsets.js";
 import type { AgentEvent } from "./events.js";
+import { notify } from "./hooks-session.js";
 import { buildSubagentPrompt } from "./prompt/subagent.js";
 import type { RunnableAgent as Agent, AgentOptions } from "./types.js";
 
@@ -197,6 +198,8 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
         maxSpawnDepth: lim.maxSpawnDepth,
       }),
       maxTurns: lim.maxIterations,
+      // A child's calls pass the same hooks as its parent's (a pre_tool_call policy binds both).
+      ...(parent.options.hooks ? { hooks: parent.options.hooks } : {}),
       // No `approve`: a child cannot ask anybody, so flagged commands are denied (§11.4).
       ...(parent.options.approvals ? { approvals: parent.options.approvals } : {}),
       delegation: {
@@ -250,6 +253,15 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       agent: child,
     });
     parent.emit({ type: "subagent", phase: "start", childId: sessionId, depth, goal: spec.goal });
+    const hooks = parent.options.hooks;
+    const family = {
+      parent_session_id: parent.sessionId,
+      child_session_id: sessionId,
+      child_role: role,
+      child_goal: spec.goal,
+      depth,
+    };
+    await notify(hooks, "subagent_start", () => family);
 
     let stopReason: "timeout" | "stale" | undefined;
     let staleSeconds = 0;
@@ -283,6 +295,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       }
     }, cfg.heartbeat_interval * 1000);
     let endStatus: ChildStatus = "failed";
+    let summary = "";
     try {
       const result = await child.runConversation(spec.goal);
       const seconds = (Date.now() - started) / 1000;
@@ -298,10 +311,11 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
         error = "Cancelled: the delegating agent was interrupted.";
       }
       endStatus = status;
+      summary = capSummary(result.finalText.trim(), cfg.max_summary_chars);
       return {
         ...base,
         status,
-        summary: capSummary(result.finalText.trim(), cfg.max_summary_chars),
+        summary,
         apiCalls: result.apiCalls,
         durationSeconds: Math.round(seconds * 10) / 10,
         toolsUsed: [...toolsUsed],
@@ -324,6 +338,13 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
         goal: spec.goal,
         status: endStatus,
       });
+      await notify(hooks, "subagent_stop", () => ({
+        ...family,
+        child_status: endStatus,
+        child_summary: summary,
+        duration_ms: Date.now() - started,
+        tools_used: [...toolsUsed],
+      }));
     }
   };
 

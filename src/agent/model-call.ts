@@ -22,6 +22,7 @@ import type {
 } from "../llm/types.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { AgentEvent } from "./events.js";
+import type { HookBus, HookPayload } from "./hooks.js";
 import { stripMemoryContext } from "./memory/fence.js";
 import { StreamingContextScrubber } from "./memory/scrubber.js";
 import {
@@ -54,6 +55,10 @@ export interface ModelCallOptions {
   onActivity?: () => void;
   /** Numbers each attempt for the events it streams (unique across a run); default 1, 2, ... per call. */
   nextAttempt?: () => number;
+  /** pre_api_request / post_api_request / api_request_error around each HTTP attempt. */
+  hooks?: HookBus | undefined;
+  /** The session fields those hooks carry. */
+  hookFields?: () => HookPayload;
 }
 
 export type ModelCallResult =
@@ -99,7 +104,12 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
     const messages = applyRepairs(built.messages, repairs);
     const request = messages === built.messages ? built : { ...built, messages };
     const attempt: Attempt = { number: nextAttempt(), shown: false };
+    const watched =
+      opts.hooks && hasApiHooks(opts.hooks) ? apiHookPayload(opts, request, attempt) : undefined;
+    if (watched && opts.hooks?.has("pre_api_request")) await opts.hooks.emit("pre_api_request", watched);
+    const started = performance.now();
     const result = await streamOnce(opts, request, attempt);
+    if (watched) await afterApiRequest(opts.hooks!, watched, result, performance.now() - started);
     if (result.ok) return result;
     last = result;
     const err = result.error;
@@ -186,6 +196,52 @@ export async function callModel(opts: ModelCallOptions): Promise<ModelCallResult
   }
   // Only reachable if every bound above was hit at once; `last` is the final failure.
   return fail(last ?? noAttempt(), `${last?.error.message ?? "Model call failed"} (too many attempts)`);
+}
+
+const hasApiHooks = (hooks: HookBus): boolean =>
+  hooks.has("pre_api_request") || hooks.has("post_api_request") || hooks.has("api_request_error");
+
+/** What the API hooks get about one HTTP attempt. */
+function apiHookPayload(opts: ModelCallOptions, request: LlmRequest, attempt: Attempt): HookPayload {
+  const { target } = request;
+  return {
+    ...opts.hookFields?.(),
+    model: target.model,
+    provider: target.provider,
+    api_mode: target.apiMode,
+    base_url: target.baseUrl,
+    attempt: attempt.number,
+    message_count: request.messages.length,
+    tool_count: request.tools.length,
+  };
+}
+
+/** post_api_request for an answer, api_request_error for a failure. */
+async function afterApiRequest(
+  hooks: HookBus,
+  payload: HookPayload,
+  result: ModelCallResult,
+  ms: number,
+): Promise<void> {
+  const duration_ms = Math.round(ms);
+  if (result.ok) {
+    if (hooks.has("post_api_request"))
+      await hooks.emit("post_api_request", {
+        ...payload,
+        duration_ms,
+        finish_reason: result.finishReason,
+        usage: result.usage,
+      });
+    return;
+  }
+  if (!hooks.has("api_request_error")) return;
+  const { reason, message, status, retryable } = result.error;
+  await hooks.emit("api_request_error", {
+    ...payload,
+    duration_ms,
+    error: { reason, message, ...(status !== undefined ? { status } : {}) },
+    retryable,
+  });
 }
 
 function switchTo(opts: ModelCallOptions, target: ModelTarget, message: string): void {

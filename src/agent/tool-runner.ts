@@ -13,6 +13,8 @@ import {
 } from "../tools/result.js";
 import type { AgentEvent } from "./events.js";
 import { countsAsFailure, type GuardrailDecision } from "./guardrails.js";
+import type { HookBus, HookPayload } from "./hooks.js";
+import { toolHookPayload, transformsResult, transformToolResult } from "./hooks-tools.js";
 import { MAX_TOOL_WORKERS, mapConcurrent, shouldParallelize } from "./parallel.js";
 import type { PreparedCall } from "./tool-calls.js";
 
@@ -42,6 +44,7 @@ export interface ToolRunnerOptions {
   emit: (event: AgentEvent) => void;
   onToolActivity?: (name: string | undefined) => void;
   guard?: ToolCallGuard;
+  hooks?: HookBus | undefined;
 }
 
 const INTERRUPTED = "Interrupted by the user before this tool finished.";
@@ -57,6 +60,8 @@ export async function dispatchTool(
   name: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
+  /** The transform hooks to run on the result, before redaction. */
+  transform?: { hooks: HookBus; payload: HookPayload },
 ): Promise<ToolResult> {
   let result: ToolResult;
   try {
@@ -64,6 +69,7 @@ export async function dispatchTool(
   } catch (err) {
     return errorResult(`Error executing ${name}: ${(err as Error)?.message ?? String(err)}`);
   }
+  if (transform) result = await transformToolResult(transform.hooks, registry, transform.payload, result);
   if (ctx.config.security?.redact_secrets === false) return result;
   const text = resultText(result);
   const clean = redactSecrets(text, ctx.home);
@@ -84,7 +90,8 @@ export interface CallOutcome {
 
 /**
  * One call on the shared path of the model's calls and a script's: the loop guard's verdict
- * before, the dispatch, and the guard's record of the outcome after. Never throws.
+ * before, the pre_tool_call hooks (which may block the call or rewrite its arguments), the
+ * dispatch, post_tool_call, and the guard's record of the outcome after. Never throws.
  */
 export async function runGuardedCall(
   name: string,
@@ -95,6 +102,9 @@ export async function runGuardedCall(
     guard?: ToolCallGuard | undefined;
     /** Called once the guard let the call through, just before it runs. */
     onRun?: () => void;
+    hooks?: HookBus | undefined;
+    /** The model's id for the call (hooks' tool_call_id). */
+    callId?: string;
   },
 ): Promise<CallOutcome> {
   const before = opts.guard?.beforeCall(name, args);
@@ -102,14 +112,36 @@ export async function runGuardedCall(
     const result = errorResult(before.message);
     return { text: resultText(result), result, isError: true, refused: before };
   }
-  opts.onRun?.();
-  let result = await dispatchTool(opts.registry, name, args, opts.ctx);
+  const { hooks, ctx } = opts;
+  let runArgs = args;
+  let result: ToolResult | undefined;
+  if (hooks?.has("pre_tool_call")) {
+    const decision = await hooks.beforeToolCall(toolHookPayload(name, args, ctx, opts.callId));
+    if (decision.blocked !== undefined) result = errorResult(decision.blocked);
+    else runArgs = decision.args;
+  }
+  const started = performance.now();
+  if (!result) {
+    opts.onRun?.();
+    const transform = transformsResult(hooks, name)
+      ? { hooks, payload: toolHookPayload(name, runArgs, ctx, opts.callId) }
+      : undefined;
+    result = await dispatchTool(opts.registry, name, runArgs, ctx, transform);
+  }
   let text = resultText(result);
-  if (opts.ctx.signal.aborted && !text) {
+  if (ctx.signal.aborted && !text) {
     result = errorResult(INTERRUPTED);
     text = INTERRUPTED_RESULT;
   }
-  const after = opts.guard?.afterCall(name, args, text, countsAsFailure(result));
+  if (hooks?.has("post_tool_call")) {
+    await hooks.emit("post_tool_call", {
+      ...toolHookPayload(name, runArgs, ctx, opts.callId),
+      result: text,
+      is_error: result.isError === true,
+      duration_ms: Math.round(performance.now() - started),
+    });
+  }
+  const after = opts.guard?.afterCall(name, runArgs, text, countsAsFailure(result));
   const outcome: CallOutcome = { text, result, isError: result.isError === true };
   if (after?.action === "warn") outcome.warning = after;
   return outcome;
@@ -177,6 +209,8 @@ export async function runToolBatch(
       ctx,
       guard: opts.guard,
       onRun: () => opts.onToolActivity?.(name),
+      hooks: opts.hooks,
+      callId,
     });
     if (outcome.refused) {
       const { refused } = outcome;

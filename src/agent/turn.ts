@@ -24,6 +24,8 @@ import type { ContextCompressorHook } from "./compressor-hook.js";
 import type { ContextKeeper } from "./context-keeper.js";
 import type { AgentEvent, RunStatus } from "./events.js";
 import type { ToolLoopGuardrails } from "./guardrails.js";
+import type { HookBus } from "./hooks.js";
+import type { SessionHookFields } from "./hooks-session.js";
 import { withMemoryContext } from "./memory/index.js";
 import { callModel, type ModelCallResult } from "./model-call.js";
 import { BUDGET_EXHAUSTED_NOTE, FORCED_SUMMARY_REQUEST } from "./prompt/texts.js";
@@ -51,6 +53,10 @@ export interface TurnHost {
   /** Tool names this session may expose; a call to another is answered with `whyDisabled`. */
   readonly toolNames: ReadonlySet<string>;
   readonly guardrails: ToolLoopGuardrails;
+  /** The session's hooks (tool, model-call and answer hooks fire from the turn). */
+  readonly hooks?: HookBus | undefined;
+  /** The session fields hooks carry. */
+  hookFields?(): SessionHookFields;
   /** Compresses before a call that would not fit (undefined when compression is off). */
   readonly keeper: ContextKeeper | undefined;
   /** Shrinks the conversation after a provider's overflow error. */
@@ -156,7 +162,7 @@ class Turn {
           host.append({ role: "user", content: host.takeNotices() });
           continue;
         }
-        return this.finish(this.inGrace ? "budget_exhausted" : "completed", message.content ?? "");
+        return this.answered(this.inGrace ? "budget_exhausted" : "completed", message.content ?? "");
       }
       const prepared = prepareToolCalls(
         toolCalls,
@@ -205,6 +211,8 @@ class Turn {
       signal: input.signal,
       onActivity: () => host.touch("receiving the model's reply"),
       nextAttempt: () => ++this.attempts,
+      hooks: host.hooks,
+      hookFields: () => ({ ...host.hookFields?.() }),
     });
     const callUsage = result.usage;
     if (callUsage) {
@@ -237,6 +245,7 @@ class Turn {
       emit: (e) => host.emit(e),
       guard: host.guardrails,
       onToolActivity: (name) => host.toolActivity(name),
+      hooks: host.hooks,
     });
     // Programmatic tool calling does not eat the iteration budget.
     if (results.some((r) => r.name === "execute_code")) this.budget.refund();
@@ -286,7 +295,20 @@ class Turn {
     const text = result.message.content ?? "";
     // Any tool calls in this last reply are dropped: nothing will answer them.
     host.append({ role: "assistant", content: text });
-    return this.finish("budget_exhausted", text.trim() ? text : earlier);
+    return this.answered("budget_exhausted", text.trim() ? text : earlier);
+  }
+
+  /**
+   * Ends the turn with an answer. transform_llm_output may rewrite the text the user receives; the
+   * history keeps what the model wrote (the next request's prefix must stay as sent).
+   */
+  private answered(status: RunStatus, text: string): RunResult | Promise<RunResult> {
+    const hooks = this.host.hooks;
+    if (!text.trim() || !hooks?.has("transform_llm_output")) return this.finish(status, text);
+    const payload = { ...this.host.hookFields?.(), response_text: text };
+    return hooks
+      .transform("transform_llm_output", payload, "response_text")
+      .then((delivered) => this.finish(status, delivered));
   }
 
   /** Ends the turn: one `done` event, the agent told, the result returned. */

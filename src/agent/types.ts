@@ -14,6 +14,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
 import type { DelegationSettings } from "./delegation.js";
 import type { AgentEventListener, RunStatus } from "./events.js";
+import type { HookBus } from "./hooks.js";
 import type { MemoryProvider } from "./memory/index.js";
 
 export interface AgentOptions {
@@ -73,6 +74,10 @@ export interface AgentOptions {
   delegation?: DelegationSettings;
   /** Told once by `close()`, after background work stopped: ends what the front end keeps for the session. */
   onClose?: (reason: string) => void | Promise<void>;
+  /** The hooks this agent fires (plugins, shell commands); subagents share their parent's. */
+  hooks?: HookBus;
+  /** Text plugins add to the system prompt, asked once when it is built ("" for none). */
+  promptSections?: () => Promise<string>;
 }
 
 export interface RunResult {

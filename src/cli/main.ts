@@ -1,7 +1,9 @@
 import { Command, Option } from "commander";
 import { applyProfile } from "../core/home.js";
 import { mark, reportTiming } from "../core/timing.js";
-import { describeFatal } from "./errors.js";
+import { addMcpCommands } from "./commands/mcp-register.js";
+import { addPluginCommands } from "./commands/plugins-register.js";
+import { addSkillsCommands } from "./commands/skills-register.js";
 import type { RunFlags } from "./open-runtime.js";
 import { addProviderCommands } from "./provider-commands.js";
 import { promptFromWords, USAGE_EXIT } from "./root-args.js";
@@ -160,6 +162,8 @@ function buildProgram(setExit: (code: number) => void): Command {
     .action(async () => setExit(await (await import("./commands/config.js")).configCheck()));
   addSessionCommands(program, setExit);
   addProviderCommands(program, setExit);
+  addMcpCommands(program, setExit);
+  addSkillsCommands(program, setExit);
   return program;
 }
 
@@ -215,6 +219,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     const program = buildProgram((code) => {
       exitCode = code;
     });
+    addPluginCommands(
+      program,
+      (code) => {
+        exitCode = code;
+      },
+      argv,
+    );
     await program.parseAsync([...argv], { from: "user" });
   } catch (err) {
     const code = (err as { code?: string; exitCode?: number }).code;
@@ -222,6 +233,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       // Commander already printed help, version or the usage error; help and version exit 0.
       exitCode = (err as { exitCode?: number }).exitCode === 0 ? 0 : USAGE_EXIT;
     } else {
+      // Loaded on failure only: it reads config errors, and with them the YAML parser.
+      const { describeFatal } = await import("./errors.js");
       process.stderr.write(`${describeFatal(err)}\n`);
       exitCode = 1;
     }

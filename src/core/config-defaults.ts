@@ -36,6 +36,44 @@ export interface FallbackProvider {
   api_mode?: string;
 }
 
+/** Hook points where plugins and shell commands may watch or steer the agent (docs/plugins.md). */
+export const HOOK_NAMES = [
+  "pre_tool_call",
+  "post_tool_call",
+  "transform_tool_result",
+  "transform_terminal_output",
+  "transform_llm_output",
+  "pre_llm_call",
+  "post_llm_call",
+  "pre_api_request",
+  "post_api_request",
+  "api_request_error",
+  "on_session_start",
+  "on_session_end",
+  "on_session_finalize",
+  "on_session_reset",
+  "subagent_start",
+  "subagent_stop",
+  "pre_approval_request",
+  "post_approval_response",
+] as const;
+
+export type HookName = (typeof HOOK_NAMES)[number];
+
+/** One `hooks.<name>` item: a shell command, or one with a tool filter and its own time limit. */
+export type HookCommandEntry = string | { command: string; matcher?: string; timeout?: number };
+
+/** `hooks`: seconds each hook may take, and the shell commands of each hook point. */
+export type HookSettings = { timeout: number } & Record<HookName, HookCommandEntry[]>;
+
+export interface PluginSettings {
+  /** Plugins that load (by name); a plugin in `disabled` stays off even when listed here. */
+  enabled: string[];
+  disabled: string[];
+  /** Each plugin's own settings, `config.<plugin>` (what the plugin reads as `api.config`). */
+  config: Record<string, unknown>;
+}
+
 export interface HermesConfig {
   model: ModelSettings;
   /** Toolsets enabled when no `-t` flag is given. */
@@ -44,6 +82,10 @@ export interface HermesConfig {
   mcp_servers: Record<string, unknown>;
   /** Seconds the first request waits for MCP servers to connect; later ones join the next session. */
   mcp_discovery_timeout: number;
+  /** Plugins under HERMES_HOME/plugins (docs/plugins.md): which load, and each one's settings. */
+  plugins: PluginSettings;
+  /** Shell commands run at hook points (docs/plugins.md), one list per hook; `timeout` in seconds. */
+  hooks: HookSettings;
   /** Providers tried in order when the primary cannot answer (model missing, auth, limits). */
   fallback_providers: FallbackProvider[];
   /** Provider → fill_first | round_robin | random | least_used, for keys pooled in auth.json. */
@@ -133,6 +175,19 @@ export interface HermesConfig {
     /** Tool calls one script may make; later calls get an error. */
     max_tool_calls: number;
   };
+  tools: {
+    /** The tool search bridge (docs/tools.md, "Tool search"). */
+    tool_search: {
+      /** auto | on | off (true/false too): put MCP and plugin schemas behind three bridge tools. */
+      enabled: string | boolean;
+      /** auto defers when the deferrable schemas exceed this % of the context window. */
+      threshold_pct: number;
+      /** Matches tool_search returns when the model gives no limit. */
+      search_default_limit: number;
+      /** The most matches one tool_search returns. */
+      max_search_limit: number;
+    };
+  };
   terminal: {
     /** local | ssh | docker */
     backend: string;
@@ -218,6 +273,31 @@ export interface HermesConfig {
     /** Summarise long snapshots with the auxiliary web_extract model instead of cutting them. */
     summarize_snapshots: boolean;
   };
+  /** vision_analyze (docs/tools.md, "Vision"). */
+  vision: {
+    /** auto (the model catalog says whether the main model takes images) | true | false. */
+    native: string | boolean;
+  };
+  /** image_generate (docs/tools.md, "Media"). */
+  image_gen: {
+    /** openai | fal; "" = the first with a key (OPENAI_API_KEY, FAL_KEY). */
+    provider: string;
+    /** "" = the backend's default model. */
+    model: string;
+    /** "" = https://api.openai.com/v1 (OPENAI_BASE_URL when set). */
+    openai_base_url: string;
+    /** "" = https://fal.run. */
+    fal_base_url: string;
+  };
+  /** text_to_speech (docs/tools.md, "Media"). */
+  tts: {
+    /** openai | espeak; "" = OpenAI with a key, else espeak-ng when installed. */
+    provider: string;
+    /** "" = the backend's default voice. */
+    voice: string;
+    /** "" = https://api.openai.com/v1 (OPENAI_BASE_URL when set). */
+    openai_base_url: string;
+  };
   /** Side-task models (seed 004 §16): one block per task. */
   auxiliary: Record<AuxiliaryTask, AuxiliaryTaskSettings>;
   /** Stored sessions (state.db). */
@@ -280,6 +360,7 @@ export const AUXILIARY_TASKS = [
   "title_generation",
   "approval",
   "session_search",
+  "skills",
 ] as const;
 
 export type AuxiliaryTask = (typeof AUXILIARY_TASKS)[number];
@@ -319,6 +400,14 @@ export const DEFAULT_CONFIG: HermesConfig = {
   toolsets: ["hermes-cli"],
   mcp_servers: {},
   mcp_discovery_timeout: 1.5,
+  plugins: { enabled: [], disabled: [], config: {} },
+  hooks: {
+    timeout: 5,
+    ...(Object.fromEntries(HOOK_NAMES.map((name): [HookName, HookCommandEntry[]] => [name, []])) as Record<
+      HookName,
+      HookCommandEntry[]
+    >),
+  },
   fallback_providers: [],
   credential_pool_strategies: {},
   agent: {
@@ -371,6 +460,9 @@ export const DEFAULT_CONFIG: HermesConfig = {
     mode: "project",
     timeout: 300,
     max_tool_calls: 50,
+  },
+  tools: {
+    tool_search: { enabled: "auto", threshold_pct: 10, search_default_limit: 5, max_search_limit: 20 },
   },
   terminal: {
     backend: "local",
@@ -430,6 +522,9 @@ export const DEFAULT_CONFIG: HermesConfig = {
     snapshot_max_chars: 8000,
     summarize_snapshots: false,
   },
+  vision: { native: "auto" },
+  image_gen: { provider: "", model: "", openai_base_url: "", fal_base_url: "" },
+  tts: { provider: "", voice: "", openai_base_url: "" },
   auxiliary: {
     compression: auxiliaryDefaults(),
     vision: auxiliaryDefaults(),
@@ -437,6 +532,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
     title_generation: auxiliaryDefaults(),
     approval: auxiliaryDefaults(),
     session_search: auxiliaryDefaults(),
+    skills: auxiliaryDefaults(),
   },
   sessions: {
     auto_title: "chat",

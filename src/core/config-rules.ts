@@ -3,7 +3,7 @@
  * message (for the user, naming what is allowed) or undefined when the value is fine.
  */
 
-import { AUXILIARY_TASKS } from "./config-defaults.js";
+import { AUXILIARY_TASKS, HOOK_NAMES } from "./config-defaults.js";
 
 /** Returns a message for the user (what is allowed) or undefined when the value is fine. */
 export type Rule = (value: unknown) => string | undefined;
@@ -137,6 +137,11 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "code_execution.mode": oneOf("project", "strict"),
   "code_execution.timeout": numberAbove(0),
   "code_execution.max_tool_calls": intAtLeast(1),
+  "tools.tool_search.enabled": oneOf("auto", "on", "off", true, false),
+  "tools.tool_search.threshold_pct": (v) =>
+    typeof v === "number" && v >= 0 && v <= 100 ? undefined : "must be a number from 0 to 100",
+  "tools.tool_search.search_default_limit": intAtLeast(1),
+  "tools.tool_search.max_search_limit": intAtLeast(1),
   "tool_output.max_bytes": intAtLeast(1000),
   "tool_output.max_lines": intAtLeast(10),
   "tool_output.max_line_length": intAtLeast(80),
@@ -156,6 +161,11 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "curator.backup.keep": intAtLeast(0),
   "browser.inactivity_timeout": numberAbove(0),
   "browser.snapshot_max_chars": intAtLeast(500),
+  "vision.native": oneOf("auto", true, false),
+  "image_gen.provider": oneOf("", "openai", "fal"),
+  "tts.provider": oneOf("", "openai", "espeak"),
+  "hooks.timeout": numberAbove(0),
+  ...Object.fromEntries(HOOK_NAMES.map((name): [string, Rule] => [`hooks.${name}`, hookEntriesRule])),
   ...Object.fromEntries(
     AUXILIARY_TASKS.flatMap((task): [string, Rule][] => [
       [`auxiliary.${task}.provider`, oneOf("auto", "main", ...PROVIDERS.filter((p) => p !== "auto"))],
@@ -165,5 +175,29 @@ export const CONFIG_RULES: Record<string, Rule> = {
   ),
 };
 
+/** `hooks.<name>`: shell commands, each a string or {command, matcher?, timeout?}. */
+function hookEntriesRule(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return "must be a list";
+  for (const [i, item] of value.entries()) {
+    if (typeof item === "string" && item.trim()) continue;
+    const entry = item as Record<string, unknown>;
+    const isMapping = typeof item === "object" && item !== null && !Array.isArray(item);
+    if (!isMapping || typeof entry.command !== "string" || !entry.command.trim())
+      return `item ${i + 1} must be a command, or a mapping like {command: ~/hooks/check.sh, matcher: terminal}`;
+    const extra = Object.keys(entry).filter((k) => !["command", "matcher", "timeout"].includes(k));
+    if (extra.length > 0)
+      return `item ${i + 1} has unknown key '${extra[0]}' (allowed: command, matcher, timeout)`;
+    if (entry.matcher !== undefined && typeof entry.matcher !== "string")
+      return `item ${i + 1}: 'matcher' must be a regular expression (a string)`;
+    if (entry.timeout !== undefined && !(typeof entry.timeout === "number" && entry.timeout > 0))
+      return `item ${i + 1}: 'timeout' must be a number of seconds > 0`;
+  }
+  return undefined;
+}
+
 /** Keys whose value may have a different type than the default (checked by their rule instead). */
-export const FREE_TYPED_KEYS = new Set(["agent.tool_use_enforcement"]);
+export const FREE_TYPED_KEYS = new Set([
+  "agent.tool_use_enforcement",
+  "tools.tool_search.enabled",
+  "vision.native",
+]);

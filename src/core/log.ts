@@ -1,9 +1,11 @@
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger as PinoLogger } from "pino";
 
 /**
- * File logging to `HERMES_HOME/logs/agent.log` through pino. stdout belongs to the user, so nothing
- * here ever prints. pino loads in the background; records made before it is ready are buffered.
+ * File logging to `HERMES_HOME/logs/agent.log`: one JSON object per line in pino's format
+ * (`level` 20/30/40/50, ISO `time`, `pid`, the fields, `msg`), so pino's tools read it. Written
+ * synchronously by this module: the pino package would add ~5 MB and a worker-thread module to
+ * every run for the same lines. stdout belongs to the user, so nothing here ever prints.
  */
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -14,30 +16,48 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   debug(msg: string, fields?: Record<string, unknown>): void;
-  /** Resolves once every record so far is on disk. */
+  /** Resolves once every record so far is on disk (and releases the file until the next record). */
   flush(): Promise<void>;
 }
 
+const LEVELS: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50 };
+
+/** One record as a line; values JSON cannot hold (cycles, bigints) are written as text. */
+export function formatRecord(level: LogLevel, msg: string, fields: Record<string, unknown> = {}): string {
+  const record = { level: LEVELS[level], time: new Date().toISOString(), pid: process.pid, ...fields, msg };
+  try {
+    return `${JSON.stringify(record)}\n`;
+  } catch {
+    const seen = new WeakSet<object>();
+    return `${JSON.stringify(record, (_key, value: unknown) => {
+      if (typeof value === "bigint") return value.toString();
+      if (typeof value === "object" && value !== null) {
+        if (seen.has(value)) return "[Circular]";
+        seen.add(value);
+      }
+      return value;
+    })}\n`;
+  }
+}
+
 export function createLogger(home: string, level: LogLevel = "info"): Logger {
-  const pending: Array<[LogLevel, string, Record<string, unknown> | undefined]> = [];
-  let pino: PinoLogger | undefined;
+  const dir = join(home, "logs");
+  const file = join(dir, "agent.log");
+  const threshold = LEVELS[level];
+  let fd: number | undefined;
   let failed = false;
-  const ready = import("pino")
-    .then(({ default: create }) => {
-      pino = create(
-        { level, base: { pid: process.pid }, timestamp: create.stdTimeFunctions.isoTime },
-        create.destination({ dest: join(home, "logs", "agent.log"), sync: true, mkdir: true }),
-      );
-      for (const [l, m, f] of pending.splice(0)) pino[l](f ?? {}, m);
-    })
-    .catch(() => {
+  const write = (l: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
+    if (failed || LEVELS[l] < threshold) return;
+    try {
+      if (fd === undefined) {
+        mkdirSync(dir, { recursive: true });
+        fd = openSync(file, "a");
+      }
+      writeSync(fd, formatRecord(l, msg, fields));
+    } catch {
       // Logging is never worth failing a session over.
       failed = true;
-      pending.length = 0;
-    });
-  const write = (l: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
-    if (pino) pino[l](fields ?? {}, msg);
-    else if (!failed) pending.push([l, msg, fields]);
+    }
   };
   return {
     log: write,
@@ -45,6 +65,14 @@ export function createLogger(home: string, level: LogLevel = "info"): Logger {
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     debug: (m, f) => write("debug", m, f),
-    flush: () => ready,
+    flush: async () => {
+      if (fd === undefined) return;
+      try {
+        closeSync(fd);
+      } catch {
+        // Already closed.
+      }
+      fd = undefined;
+    },
   };
 }

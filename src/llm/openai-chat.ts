@@ -1,24 +1,17 @@
 /**
  * chat_completions protocol: OpenAI, OpenRouter, Nous, Ollama, vLLM, llama.cpp and every other
- * OpenAI-compatible server, through the `openai` SDK (loaded on first call: ~200 ms to import).
+ * OpenAI-compatible server. Requests and errors follow the `openai` SDK (its types, its error
+ * classes); the wire is openai-wire.ts, so the SDK's client is never loaded.
  */
-import type OpenAI from "openai";
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { baseUrlHostMatches } from "./detect.js";
-import { withNormalizedErrors } from "./error-body-fetch.js";
-import { proxyTransportFor } from "./proxy.js";
+import { streamOpenAIEvents } from "./openai-wire.js";
 import { temperatureFor } from "./quirks.js";
-import {
-  assistantMessage,
-  clientKey,
-  createClientCache,
-  DEFAULT_TIMEOUT_MS,
-  runProviderStream,
-} from "./stream-common.js";
+import { assistantMessage, runProviderStream } from "./stream-common.js";
 import type {
   AssistantMessage,
   ChatMessage,
@@ -31,28 +24,6 @@ import type {
   Usage,
 } from "./types.js";
 import { emptyUsage } from "./types.js";
-
-let sdk: Promise<typeof import("openai")> | undefined;
-const clients = createClientCache<OpenAI>();
-
-/** The cached OpenAI SDK client for `target` (shared with the Responses protocol). */
-export async function openAIClientFor(target: ModelTarget): Promise<OpenAI> {
-  sdk ??= import("openai");
-  const { default: OpenAIClient } = await sdk;
-  const proxy = await proxyTransportFor(target.baseUrl);
-  return clients(clientKey(target, proxy?.proxyUrl), () => {
-    return new OpenAIClient({
-      baseURL: target.baseUrl,
-      apiKey: target.apiKey || "not-needed",
-      maxRetries: 0, // the agent owns retries, with classification and backoff
-      timeout: target.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(target.headers ? { defaultHeaders: target.headers } : {}),
-      // Error bodies in shapes the SDK drops (Google's list, old vLLM) are rewritten so they classify.
-      fetch: withNormalizedErrors(proxy?.fetch ?? globalThis.fetch),
-      ...(proxy ? { fetchOptions: proxy.fetchOptions } : {}),
-    });
-  });
-}
 
 /** Models that weigh the `developer` role above `system` (seed 004 §12.10). */
 export function usesDeveloperRole(model: string): boolean {
@@ -246,7 +217,11 @@ export function toUsage(u: WireUsage): Usage {
  * idle timeout, abort) ends the stream with an `error` event carrying a ClassifiedError.
  */
 export const streamOpenAIChat: StreamFn = (request) =>
-  runProviderStream(request, new ChatAssembler(), async (signal) => {
-    const client = await openAIClientFor(request.target);
-    return client.chat.completions.create(buildChatParams(request), { signal });
-  });
+  runProviderStream(request, new ChatAssembler(), (signal) =>
+    streamOpenAIEvents<ChatCompletionChunk>(
+      request.target,
+      "/chat/completions",
+      buildChatParams(request),
+      signal,
+    ),
+  );

@@ -1,15 +1,15 @@
 /**
  * codex_responses protocol: the OpenAI Responses API (GPT-5 and later, o-series and Codex models on
- * api.openai.com; ChatGPT's Codex backend; other Responses-compatible servers), through the
- * `openai` SDK's Responses client (loaded on first call). Produces the same LlmEvent stream as the
- * other protocols.
+ * api.openai.com; ChatGPT's Codex backend; other Responses-compatible servers), with the `openai`
+ * SDK's types and errors over openai-wire.ts. Produces the same LlmEvent stream as the other
+ * protocols.
  */
 import type {
   ResponseOutputItem,
   ResponseStreamEvent,
   ResponseUsage,
 } from "openai/resources/responses/responses";
-import { openAIClientFor } from "./openai-chat.js";
+import { streamOpenAIEvents } from "./openai-wire.js";
 import { buildResponsesParams } from "./responses-convert.js";
 import { assistantMessage, runProviderStream } from "./stream-common.js";
 import type {
@@ -217,7 +217,11 @@ export function toUsage(u: ResponseUsage): Usage {
  * `response.failed` events, resets, idle timeouts and aborts all end with an `error` event.
  */
 export const streamResponses: StreamFn = (request) =>
-  runProviderStream(request, new ResponsesAssembler(), async (signal) => {
-    const client = await openAIClientFor(request.target);
-    return client.responses.create(buildResponsesParams(request), { signal });
-  });
+  runProviderStream(request, new ResponsesAssembler(), (signal) =>
+    streamOpenAIEvents<ResponseStreamEvent>(
+      request.target,
+      "/responses",
+      buildResponsesParams(request),
+      signal,
+    ),
+  );

@@ -3,6 +3,7 @@
  * and turning a failure into the stream's final `error` event.
  */
 import { classified, classifyError } from "./errors.js";
+import { noteModelRequest } from "./first-request.js";
 import {
   type AssistantMessage,
   type ChatMessage,
@@ -167,7 +168,9 @@ export async function* runProviderStream<Chunk>(
   const { target } = request;
   const guard = createCallGuard(request.signal, target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
-    const stream = await open(guard.signal);
+    const opening = open(guard.signal);
+    noteModelRequest();
+    const stream = await opening;
     for await (const chunk of stream) {
       guard.touch();
       yield* assembler.accept(chunk);

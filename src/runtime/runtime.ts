@@ -12,6 +12,7 @@ import { openStateStore } from "../state/open.js";
 import type { SessionRecord, SessionStore } from "../state/store.js";
 import { type ApprovalPolicy, ApprovalSession } from "../tools/approval/session.js";
 import type { ApprovalMode, ApproveFn } from "../tools/approval/types.js";
+import type { BrowserManager } from "../tools/builtin/browser/index.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
 import type { ClarifyFn, HermesToolRegistry, SessionSearchService } from "../tools/context.js";
 import { createEnvironmentProvider } from "../tools/environments/factory.js";
@@ -19,12 +20,17 @@ import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { createToolSelector } from "../tools/toolsets.js";
 import { createApprovalPolicy, yoloFromEnv } from "./approval-setup.js";
+import { createBrowserService, withBrowser } from "./browser-setup.js";
 import { logAgentEvent } from "./event-log.js";
 import { storedLineage } from "./lineage.js";
 import { type LiveSession, LiveSessions } from "./live-sessions.js";
+import { createMcpRuntime, type McpRuntime, withMcpToolsets } from "./mcp.js";
+import { type PluginRuntime, setupPlugins } from "./plugins.js";
 import { setupProviders } from "./providers.js";
 import { repairHistory } from "./recorder.js";
 import { type RecordingContext, recordAgent } from "./recording.js";
+import { createSkillLearning } from "./skills-learning.js";
+import { createVisionService } from "./vision-setup.js";
 
 export { NoProviderError } from "./providers.js";
 
@@ -45,6 +51,8 @@ export interface RuntimeOptions {
   yolo?: boolean;
   /** Where keys, HERMES_YOLO_MODE and provider settings are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Hermes's version, as MCP servers are told it. */
+  version?: string;
 }
 
 export interface NewAgentOptions {
@@ -61,6 +69,8 @@ export interface NewAgentOptions {
   autoTitle?: boolean;
   /** The run ends with one answer (-z, chat -q): background delegations are awaited first. */
   awaitBackground?: boolean;
+  /** Review long turns in the background (skills.creation_nudge_interval); default on. */
+  learn?: boolean;
   /** /branch: a new session starting from a copy of another one's conversation. */
   branch?: { parentSessionId: string; messages: readonly ChatMessage[]; title?: string };
   /** This conversation's approvals.mode (default: config's). */
@@ -79,6 +89,8 @@ export interface Runtime {
   readonly toolNames: ReadonlySet<string>;
   unknownToolsets: string[];
   environments: EnvironmentProvider;
+  /** The browser tools' Chromium (or attached Chrome): /browser connect, disconnect and status. */
+  browser: BrowserManager;
   logger: Logger;
   /** What every session shares of approvals (allowlist, judge); each one's yolo and mode are `agent.approvals`. */
   approvals: ApprovalPolicy;
@@ -94,12 +106,36 @@ export interface Runtime {
   openSessionCount(): number;
   /** A new session; `agent.close()` ends it (dispose closes those still open). */
   newAgent(onEvent: AgentEventListener, options?: NewAgentOptions): Agent;
+  /** MCP servers of config.yaml: connected in the background; their status reaches open sessions' listeners. */
+  mcp: McpRuntime;
+  /** Enabled plugins (their commands, for front ends) and the hook bus every agent fires. */
+  plugins: PluginRuntime;
   /** Closes every open session (waiting for background subagents), then the store and environments. Once. */
   dispose(): Promise<void>;
 }
 
+/**
+ * A top-level session: its first request waits for MCP discovery (at most mcp_discovery_timeout
+ * from start-up), so the tools of every server that answered by then are in it.
+ */
+class McpAwareAgent extends Agent {
+  constructor(
+    private readonly mcp: McpRuntime,
+    opts: ConstructorParameters<typeof Agent>[0],
+  ) {
+    super(opts);
+  }
+
+  override async prepareSession(): ReturnType<Agent["prepareSession"]> {
+    await this.mcp.ready();
+    return super.prepareSession();
+  }
+}
+
 /** How long exit waits for a background title call. */
 const TITLE_WAIT_ON_EXIT_MS = 5000;
+/** How long exit waits for a learning-loop review still running. */
+const REVIEW_WAIT_ON_EXIT_MS = 20_000;
 
 const toolsetList = (t: string | readonly string[]): string[] =>
   (typeof t === "string" ? t.split(",") : [...t]).map((x) => x.trim()).filter(Boolean);
@@ -126,13 +162,38 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   });
   const { target } = providers;
   const registry: HermesToolRegistry = new ToolRegistry();
-  registerBuiltinTools(registry, config);
+  // Chromium starts with the first browser call; a task's context closes with its environment.
+  const browser = createBrowserService({ config, home: paths.home, main: target });
+  const vision = createVisionService({ config, home: paths.home, main: target });
+  registerBuiltinTools(registry, config, { browser, vision });
   mark("tools registered");
+  // Enabled plugins' tools and every hook (plugins' and config.yaml's); no plugin code runs here.
+  const plugins = setupPlugins({ config, home: paths.home, cwd, env, registry, logger, warnings });
+  mark("plugins read");
   const enabled = options.toolsets ? toolsetList(options.toolsets) : config.toolsets;
+  const disabled = config.agent.disabled_toolsets;
   // A query, not a snapshot: tools registered later (MCP, plugins) reach the sessions started after.
-  const selectTools = createToolSelector(enabled, config.agent.disabled_toolsets, registry);
+  const selectTools = plugins.withToolsets(
+    withMcpToolsets(createToolSelector(enabled, disabled, registry), registry, enabled, disabled),
+    enabled,
+    disabled,
+  );
+  // The front ends' listeners of open top-level sessions: where MCP status lines go.
+  const statusListeners = new Set<AgentEventListener>();
+  const mcp = createMcpRuntime({
+    config,
+    configPath: paths.config,
+    registry,
+    env,
+    logDir: paths.logs,
+    logger,
+    clientVersion: options.version ?? "unknown",
+    onStatus: (e) => {
+      for (const listener of statusListeners) listener(e);
+    },
+  });
   const unknownToolsets = selectTools().unknown;
-  const environments = createEnvironmentProvider(config, { home: paths.home, cwd });
+  const environments = withBrowser(createEnvironmentProvider(config, { home: paths.home, cwd }), browser);
   const approvals = createApprovalPolicy({
     config,
     configPath: paths.config,
@@ -155,6 +216,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     getSession: (id) => sessions.getSession(id),
   };
   const live = new LiveSessions();
+  const learning = createSkillLearning({ home: paths.home, config, logger, main: target });
   let disposing: Promise<void> | undefined;
 
   // Subagents (delegate_task): each child is a session of its own in state.db, linked to its parent.
@@ -194,7 +256,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     const lineage = resume && sessions ? storedLineage(sessions, resume.id) : undefined;
     const branchSystem = branch?.messages[0]?.role === "system" ? branch.messages[0].content : undefined;
     let entry: LiveSession | undefined;
-    const agent: Agent = new Agent({
+    let learn: AgentEventListener | undefined;
+    const agent: Agent = new McpAwareAgent(mcp, {
       ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
       ...(lineage ? { conversationId: lineage.conversationId, earlierSessionIds: lineage.earlier } : {}),
       ...(resume?.systemPrompt ? { systemPrompt: resume.systemPrompt } : {}),
@@ -215,6 +278,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         ...(o.approvalMode ? { mode: o.approvalMode } : {}),
       }),
       delegation: { depth: 0, factory: spawnChild },
+      hooks: plugins.hooks,
+      promptSections: plugins.promptSections,
       ...(o.approve ? { approve: o.approve } : {}),
       ...(o.clarify ? { clarify: o.clarify } : {}),
       ...(o.awaitBackground ? { awaitBackground: true } : {}),
@@ -223,11 +288,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         // Persist before the front end shows it: a kill after this point loses nothing shown.
         entry?.recorder?.handle(e);
         onEvent(e);
+        learn?.(e);
       },
       onClose: (reason) => {
+        statusListeners.delete(statusSink);
         if (entry) live.release(entry, reason);
       },
     });
+    // One per session: front ends hand the same listener to each of their sessions.
+    const statusSink: AgentEventListener = (e) => onEvent(e);
+    statusListeners.add(statusSink);
+    learn = learning.observe(() => agent, onEvent, { review: o.learn !== false });
     const recorder =
       recording &&
       recordAgent(recording, agent, {
@@ -266,6 +337,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     unknownToolsets,
     environments,
+    browser,
     logger,
     approvals,
     sessions,
@@ -283,12 +355,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     openSessionCount: () => live.size,
     newAgent,
+    mcp,
+    plugins,
     dispose: () => {
       disposing ??= (async () => {
+        // A review of the last turn gets a while to save what it learned.
+        await learning.settled(REVIEW_WAIT_ON_EXIT_MS);
         // Background subagents stop and finish writing before the store closes.
         await live.closeAll("exit");
         // A title call still running gets a short while to land before the store closes.
         await live.settled(TITLE_WAIT_ON_EXIT_MS);
+        await mcp.close();
         if (sessions) {
           await sessions.flush();
           sessions.close();

@@ -4,6 +4,7 @@ import type { ApproveFn } from "./approval/types.js";
 import type { ExecutionEnvironment } from "./environments/types.js";
 import type { ToolRegistry } from "./registry.js";
 import type { SkillsService } from "./skills-service.js";
+import type { ToolSearchService } from "./tool-search/bridge.js";
 
 /**
  * What a tool handler receives. Tools never import `agent/`: anything they need from agent state
@@ -56,6 +57,8 @@ export interface ToolContext {
   readonly delegate?: DelegationService;
   /** Runs other tools on the model's behalf (the `execute_code` tool); absent where that is unavailable. */
   readonly toolCalls?: ToolCallService;
+  /** The session's deferred tools, for the tool search bridge; absent while nothing is deferred. */
+  readonly toolSearch?: ToolSearchService;
   /** The skills store as this session sees it (skills tools; loaded skills' variables for commands). */
   readonly skills?: SkillsService;
 }

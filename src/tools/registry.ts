@@ -49,6 +49,12 @@ export interface ToolRegistration<Ctx> {
   pathScoped?: boolean;
   /** Allow replacing a tool registered by another toolset. */
   override?: boolean;
+  /**
+   * May be left out of requests behind the tool search bridge when the session's deferrable
+   * schemas outgrow `tools.tool_search.threshold_pct` of the context window. MCP and plugin tools
+   * set it (default: true for `mcp-*` toolsets, false otherwise); core tools never defer.
+   */
+  deferrable?: boolean;
 }
 
 export interface ToolEntry<Ctx> extends Required<Pick<ToolRegistration<Ctx>, "name" | "toolset">> {
@@ -61,6 +67,7 @@ export interface ToolEntry<Ctx> extends Required<Pick<ToolRegistration<Ctx>, "na
   dynamicSchemaOverrides: ((available: readonly string[]) => Partial<ToolSchema> | undefined) | undefined;
   parallelSafe: boolean;
   pathScoped: boolean;
+  deferrable: boolean;
 }
 
 /** OpenAI-format function definition (identical to llm/types ToolDefinition, restated to stay import-free). */
@@ -115,6 +122,7 @@ export class ToolRegistry<Ctx> {
       dynamicSchemaOverrides: reg.dynamicSchemaOverrides,
       parallelSafe: reg.parallelSafe ?? false,
       pathScoped: reg.pathScoped ?? false,
+      deferrable: reg.deferrable ?? isMcpToolset(reg.toolset),
     });
     this.bump();
     return { ok: true };

@@ -74,6 +74,8 @@ export const TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
   terminal: leaf("Shell commands and background processes", ["terminal", "process"]),
   file: leaf("Read, write, patch and search files", ["read_file", "write_file", "patch", "search_files"]),
   vision: leaf("Image analysis", ["vision_analyze"]),
+  image_gen: leaf("Image generation", ["image_generate"]),
+  tts: leaf("Text to speech", ["text_to_speech"]),
   browser: leaf("Browser automation", [...BROWSER_TOOLS, "web_search"]),
   skills: leaf("Procedural memory: list, view and manage skills", [
     "skills_list",

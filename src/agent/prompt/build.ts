@@ -29,6 +29,8 @@ export interface SystemPromptInput {
   memoryBlock?: string;
   /** The skills index layer (hook: no skills yet). */
   skillsIndex?: string;
+  /** What enabled plugins add to the prompt ("" or unset for none). */
+  pluginSections?: string;
   now?: Date;
 }
 
@@ -41,6 +43,7 @@ export type PromptLayerName =
   | "behaviour"
   | "skills"
   | "context_files"
+  | "plugins"
   | "memory";
 
 export interface PromptLayer {
@@ -101,7 +104,7 @@ export function environmentHint(backend: string, probe: EnvironmentProbe): strin
   ].join("\n");
 }
 
-/** The nine layers of §12.1 in order; empty layers are left out. */
+/** The layers of §12.1 in order (plus what plugins add, after the context files); empty layers are left out. */
 export function buildPromptLayers(input: SystemPromptInput): PromptLayer[] {
   const layers: PromptLayer[] = [];
   const add = (name: PromptLayerName, text: string | undefined): void => {
@@ -124,6 +127,7 @@ export function buildPromptLayers(input: SystemPromptInput): PromptLayer[] {
   add("behaviour", behaviour.join("\n\n"));
   add("skills", input.skillsIndex);
   if (input.contextCwd) add("context_files", buildContextFilesLayer(input.contextCwd).text);
+  add("plugins", input.pluginSections);
   add("memory", input.memoryBlock);
   return layers;
 }

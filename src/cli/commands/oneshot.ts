@@ -4,11 +4,13 @@ import { baseUrlOverrideNote } from "../../llm/detect.js";
 import { pricingLookup } from "../../llm/models/index.js";
 import { autoTitleEnabled } from "../../runtime/auto-title.js";
 import { createDenialNotes } from "../denial-notes.js";
+import { liveAreaFor } from "../live-area.js";
 import { openRuntime, type RunFlags } from "../open-runtime.js";
 import { TerminalRenderer } from "../render.js";
 import { createApprovalPrompt } from "../repl/approval-prompt.js";
 import { announceResume, resolveResume } from "../resume.js";
 import { installInterruptHandler } from "../signals.js";
+import { expandSkillCommand } from "../skill-command.js";
 
 export interface OneshotOptions {
   /** -z: nothing but the final answer on stdout; no progress at all. */
@@ -66,14 +68,21 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
   const override = baseUrlOverrideNote(settings, process.env);
   if (override) process.stderr.write(`warning: ${override}\n`);
   const tracker = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
+  // chat -q on a terminal shows a spinner on stderr; -z and redirected stderr never do.
+  const live = opts.quiet ? undefined : liveAreaFor(process.stderr);
   const renderer = new TerminalRenderer({
     out: process.stderr,
     status: process.stderr,
     streamText: false,
     showTools: !opts.quiet && runtime.config.display.tool_progress,
     showReasoning: !opts.quiet && runtime.config.display.show_reasoning,
+    live,
+    // -z output is for scripts: plain text even on a terminal.
+    ...(opts.quiet ? { color: false } : {}),
   });
-  const noteDenial = createDenialNotes((line) => process.stderr.write(`${line}\n`));
+  const noteDenial = createDenialNotes((line) =>
+    live ? live.write(`${line}\n`) : process.stderr.write(`${line}\n`),
+  );
   const onEvent = (e: AgentEvent): void => {
     tracker.handle(e);
     noteDenial(e);
@@ -104,16 +113,26 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
   const agent = runtime.newAgent(onEvent, {
     approve,
     awaitBackground: true,
+    // -z is made for scripts: no learning-loop review keeping the process alive after the answer.
+    ...(opts.quiet ? { learn: false } : {}),
     autoTitle: autoTitleEnabled(runtime.config.sessions.auto_title, false),
     ...(resumed.resume ? { resume: resumed.resume } : {}),
   });
   const removeHandler = installInterruptHandler(() => agent.interrupt());
   let outcome: Outcome = { status: "failed", error: "the run ended unexpectedly", apiCalls: 0 };
   try {
-    const result = await agent.runConversation(prompt);
+    // `/<skill-name> args` runs that skill: its instructions and the arguments become the message.
+    const message = await expandSkillCommand(agent.skills, prompt);
+    if ("error" in message) {
+      outcome.error = message.error;
+      process.stderr.write(`hermes: ${message.error}\n`);
+      return 1;
+    }
+    const result = await agent.runConversation(message.text);
     outcome = { status: result.status, apiCalls: result.apiCalls };
     if (result.error) outcome.error = result.error.message;
     renderer.close();
+    live?.close();
     if (result.status === "completed" || result.status === "budget_exhausted") {
       const answer = result.finalText.trim();
       if (answer) {
@@ -131,6 +150,7 @@ export async function runOneshot(prompt: string, flags: RunFlags, opts: OneshotO
     process.stderr.write(`hermes: ${result.error?.message ?? "the run failed"}\n`);
     return 1;
   } finally {
+    live?.close();
     removeHandler();
     await saveUsage(opts.usageFile, tracker, outcome, startedAt);
     await runtime.dispose();

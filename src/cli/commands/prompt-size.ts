@@ -1,7 +1,21 @@
+import type { DeferralDecision } from "../../agent/session-tools.js";
 import { openRuntime, type RunFlags } from "../open-runtime.js";
 
 /** Rough tokens for English text and JSON: about four characters each. */
 const approxTokens = (chars: number): number => Math.ceil(chars / 4);
+
+const n = (x: number): string => x.toLocaleString("en-US");
+
+/** Whether MCP and plugin schemas sit behind the tool search bridge, and why. */
+export function toolSearchLine(d: DeferralDecision | undefined): string {
+  if (!d || d.deferrableTools === 0) return "Tool search: not needed (no MCP or plugin tools)";
+  const what = `${d.deferrableTools} MCP/plugin tool${d.deferrableTools === 1 ? "" : "s"} (~${n(d.deferrableTokens)} tokens)`;
+  const budget = `${d.thresholdPct}% of the ${n(d.contextLength)}-token context is ${n(d.thresholdTokens)}`;
+  if (d.active)
+    return `Tool search: on (${d.mode}): ${what} behind tool_search, tool_describe and tool_call; ${budget}`;
+  if (d.mode === "off") return `Tool search: off (tools.tool_search.enabled): ${what} listed in full`;
+  return `Tool search: not needed: ${what} listed in full; ${budget}`;
+}
 
 /**
  * Prints what every request pays before the conversation starts: the system prompt and each tool
@@ -24,6 +38,7 @@ export async function runPromptSize(flags: RunFlags): Promise<number> {
       line("system prompt", systemPrompt.length),
       line(`tool schemas (${rows.length})`, toolChars),
       line("total", systemPrompt.length + toolChars),
+      toolSearchLine(agent.toolSearch),
       "",
       "System prompt layers:",
       ...(layers ?? []).map((l) => line(l.name, l.text.length)),

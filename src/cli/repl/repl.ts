@@ -5,12 +5,19 @@ import { formatUsageTable, UsageTracker } from "../../agent/usage.js";
 import { pricingLookup } from "../../llm/models/index.js";
 import type { ChatMessage } from "../../llm/types.js";
 import { autoTitleEnabled } from "../../runtime/auto-title.js";
+import { describeMcpReload } from "../../runtime/mcp.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { messageText, type SessionRecord } from "../../state/store.js";
+import type { ApproveFn } from "../../tools/approval/types.js";
+import type { ClarifyFn } from "../../tools/context.js";
+import { liveAreaFor } from "../live-area.js";
 import { openRuntime, type RunFlags } from "../open-runtime.js";
 import { TerminalRenderer } from "../render.js";
 import { announceResume, resolveResume } from "../resume.js";
+import { expandSkillCommand, skillsListing } from "../skill-command.js";
+import { colorEnabled, paint } from "../terminal-text.js";
 import { createApprovalPrompt } from "./approval-prompt.js";
+import { ChatScreen } from "./chat-screen.js";
 import { createClarifyPrompt } from "./clarify-prompt.js";
 import { completeSlash, runSlash, type SlashContext } from "./slash.js";
 
@@ -42,30 +49,38 @@ export async function runRepl(flags: RunFlags, firstMessage?: string): Promise<n
   const runtime = await openRuntime(flags);
   if (!runtime) return 1;
   const resumed = resolveResume(runtime, flags);
+  const color = colorEnabled(process.stderr);
   if (resumed.error) {
-    process.stderr.write(`hermes: ${resumed.error}\n`);
+    process.stderr.write(`${paint("error", `hermes: ${resumed.error}`, color)}\n`);
     await runtime.dispose();
     return 1;
   }
   if (resumed.resume) announceResume(resumed.resume);
-  if (runtime.storeProblem)
-    process.stderr.write(`warning: ${runtime.storeProblem} Sessions are not being saved.\n`);
-  for (const w of runtime.configWarnings) process.stderr.write(`warning: ${w}\n`);
-  if (runtime.unknownToolsets.length > 0) {
-    process.stderr.write(`warning: unknown toolsets ignored: ${runtime.unknownToolsets.join(", ")}\n`);
-  }
+  const warn = (text: string): void => {
+    process.stderr.write(`${paint("warning", `warning: ${text}`, color)}\n`);
+  };
+  if (runtime.storeProblem) warn(`${runtime.storeProblem} Sessions are not being saved.`);
+  for (const w of runtime.configWarnings) warn(w);
+  if (runtime.unknownToolsets.length > 0)
+    warn(`unknown toolsets ignored: ${runtime.unknownToolsets.join(", ")}`);
+  // The spinner and the typed-ahead line live below the answer on the terminal (stderr if stdout is redirected).
+  const area = process.stdout.isTTY ? liveAreaFor(process.stdout) : liveAreaFor(process.stderr);
   const renderer = new TerminalRenderer({
     out: process.stdout,
     status: process.stderr,
     streamText: true,
     showTools: runtime.config.display.tool_progress,
     showReasoning: runtime.config.display.show_reasoning,
+    live: area,
   });
-  const session = new ReplSession(runtime, renderer, resumed.resume);
+  const screen = new ChatScreen(area, renderer, Boolean(process.stdin.isTTY));
+  const session = new ReplSession(runtime, renderer, screen, resumed.resume);
   try {
     return await session.run(firstMessage);
   } finally {
     renderer.close();
+    // Clears the area and ends an unfinished line, so the shell's prompt starts on a fresh one.
+    area?.close();
     await runtime.dispose();
   }
 }
@@ -80,11 +95,27 @@ class ReplSession {
   /** Usage of the whole chat (kept across /new), for /usage. */
   private readonly usage: UsageTracker;
 
+  /** Approval prompts on the chat's own readline; piped input has no one to answer (denied). */
+  private readonly approve: ApproveFn | undefined;
+  /** clarify questions on the chat's readline (numbers pick a choice); hidden when stdin is not a terminal. */
+  private readonly clarify: ClarifyFn | undefined;
+
   constructor(
     private readonly runtime: Runtime,
     private readonly renderer: TerminalRenderer,
+    private readonly screen: ChatScreen,
     resume?: SessionRecord,
   ) {
+    const prompt = {
+      output: screen.promptOutput,
+      rl: () => this.rl,
+      onOpen: screen.promptOpened,
+      onClose: screen.promptClosed,
+    };
+    this.approve = process.stdin.isTTY
+      ? createApprovalPrompt({ ...prompt, color: colorEnabled(process.stdout) })
+      : undefined;
+    this.clarify = process.stdin.isTTY ? createClarifyPrompt(prompt) : undefined;
     this.model = runtime.target.model;
     this.usage = new UsageTracker(pricingLookup(runtime.target, { home: runtime.paths.home }));
     this.agent = runtime.newAgent(this.onAgentEvent, {
@@ -95,6 +126,11 @@ class ReplSession {
     });
   }
 
+  /** Scrollback text (through the live area on a terminal). */
+  private say(text: string, stream: NodeJS.WritableStream = process.stdout): void {
+    this.screen.say(text, stream);
+  }
+
   /** sessions.auto_title: the chat on a terminal names its sessions by default. */
   private get autoTitle(): boolean {
     return autoTitleEnabled(this.runtime.config.sessions.auto_title, Boolean(process.stdin.isTTY));
@@ -102,26 +138,6 @@ class ReplSession {
 
   /** /retry: the message to send once the slash command returns. */
   private resendText: string | undefined;
-
-  /** Approval prompts on the chat's own readline; piped input has no one to answer (denied). */
-  private readonly approve = process.stdin.isTTY
-    ? createApprovalPrompt({
-        output: process.stdout,
-        rl: () => this.rl,
-        onOpen: () => this.renderer.pause(),
-        onClose: () => this.renderer.resume(),
-      })
-    : undefined;
-
-  /** clarify questions on the chat's readline (numbers pick a choice); hidden when stdin is not a terminal. */
-  private readonly clarify = process.stdin.isTTY
-    ? createClarifyPrompt({
-        output: process.stdout,
-        rl: () => this.rl,
-        onOpen: () => this.renderer.pause(),
-        onClose: () => this.renderer.resume(),
-      })
-    : undefined;
 
   private readonly onAgentEvent = (e: AgentEvent): void => {
     this.usage.handle(e);
@@ -133,15 +149,16 @@ class ReplSession {
     const interactive = this.interactive;
     const rl = createInterface({
       input: process.stdin,
-      output: process.stdout,
+      output: this.screen.editorOutput(),
       prompt: interactive ? "❯ " : "",
       completer: completeSlash,
       terminal: interactive,
     });
     this.rl = rl;
+    this.screen.rl = rl;
     if (interactive) {
-      process.stdout.write(`Hermes Agent · ${this.model} · /help for commands, Ctrl+C twice to exit\n`);
-      if (firstMessage) process.stdout.write(`❯ ${firstMessage}\n`);
+      this.say(`Hermes Agent · ${this.model} · /help for commands, Ctrl+C twice to exit\n`);
+      if (firstMessage) this.say(`❯ ${firstMessage}\n`);
       else rl.prompt();
     }
     return new Promise<number>((resolve) => {
@@ -181,9 +198,11 @@ class ReplSession {
     }
     if (this.busy) {
       this.agent.interrupt();
-      process.stderr.write("\n  [interrupt] stopping… (Ctrl+C again to exit)\n");
+      this.renderer.interrupted();
+      this.screen.freshLine(process.stderr);
+      this.screen.sayStatus("  [interrupt] stopping… (Ctrl+C again to exit)", "warning");
     } else {
-      process.stdout.write("\n(press Ctrl+C again to exit, or type /exit)\n");
+      this.say("\n(press Ctrl+C again to exit, or type /exit)\n");
       this.rl?.prompt();
     }
   }
@@ -199,12 +218,13 @@ class ReplSession {
         // The running turn is the history's one writer: the agent says why it will not compress now.
         void this.agent
           .compressContext("Manual compression")
-          .then((r) => process.stderr.write(`  [compress] ${r.message}\n`));
+          .then((r) => this.say(`  [compress] ${r.message}\n`, process.stderr));
         return;
       }
       if (line) {
         this.agent.steer(line);
-        process.stderr.write("  [steer] noted; the agent will see it with its next tool result\n");
+        // Repeats what was queued: the agent sees it with its next tool result.
+        this.say(`  [steer] ${line}\n`, process.stderr);
       }
       return;
     }
@@ -214,7 +234,9 @@ class ReplSession {
       this.slashTask = undefined;
       if (task) {
         this.busy = true;
+        this.screen.typingInArea(true);
         await task;
+        this.screen.typingInArea(false);
         this.busy = false;
       }
       const again = this.resendText;
@@ -227,13 +249,16 @@ class ReplSession {
 
   private async runTurn(line: string): Promise<void> {
     this.busy = true;
+    this.screen.typingInArea(true);
     const result = await this.agent.runConversation(line);
-    this.busy = false;
     // A request that ends without answer text failed as well, whatever its status says.
     this.lastFailed =
       result.status === "failed" || (result.status !== "interrupted" && !result.finalText.trim());
-    if (this.lastFailed) process.stderr.write(`  [error] ${result.error?.message ?? "the request failed"}\n`);
-    if (result.status === "interrupted") process.stderr.write("  [interrupted]\n");
+    if (this.lastFailed)
+      this.screen.sayStatus(`  [error] ${result.error?.message ?? "the request failed"}`, "error");
+    if (result.status === "interrupted") this.screen.sayStatus("  [interrupted]", "warning");
+    this.screen.typingInArea(false);
+    this.busy = false;
     return this.next();
   }
 
@@ -243,7 +268,8 @@ class ReplSession {
     const queued = this.queue.shift();
     if (queued !== undefined) return this.onLine(queued);
     if (this.closing) return this.exit(this.lastFailed ? 1 : 0);
-    this.rl?.prompt();
+    // A line typed ahead during the turn stays, with its cursor where it was.
+    this.rl?.prompt(true);
   }
 
   /** Whether the last request failed: the exit code of a piped session. */
@@ -251,7 +277,7 @@ class ReplSession {
 
   private slashContext(): SlashContext {
     return {
-      print: (text) => process.stdout.write(`${text}\n`),
+      print: (text) => this.say(`${text}\n`),
       newSession: () => {
         const previous = this.agent;
         this.agent = this.runtime.newAgent(this.onAgentEvent, {
@@ -303,8 +329,16 @@ class ReplSession {
       },
       compress: (focus) => {
         this.slashTask = this.agent.compressContext("Manual compression", focus || undefined).then((r) => {
-          if (!r.ok) process.stdout.write(`${r.message}\n`);
+          if (!r.ok) this.say(`${r.message}\n`);
         });
+      },
+      reloadMcp: () => {
+        this.slashTask = this.runtime.mcp
+          .reload()
+          .then(async (outcome) =>
+            this.say(`${describeMcpReload(outcome, await this.agent.reloadTools())}\n`),
+          )
+          .catch((err: unknown) => this.say(`Cannot reload MCP servers: ${(err as Error).message}\n`));
       },
       usageTable: () => formatUsageTable(this.usage),
       resetUsage: () => this.usage.reset(),
@@ -317,13 +351,36 @@ class ReplSession {
       },
       setTitle: (title) => this.runtime.setSessionTitle(this.agent.sessionId, title),
       historyLines: () => historyLines(this.agent.messages),
+      skillsListing: () => skillsListing(this.agent.skills),
+      reloadSkills: () => {
+        this.slashTask = this.agent
+          .reloadSkills()
+          .then((changed) =>
+            this.say(changed ? "Skills index rebuilt for this session.\n" : "Skills index unchanged.\n"),
+          );
+      },
+      runSkill: (name, args) => {
+        if (!this.agent.skills.has(name.toLowerCase())) return false;
+        this.slashTask = expandSkillCommand(this.agent.skills, `/${name} ${args}`).then((r) => {
+          if ("error" in r) this.say(`${r.error}\n`);
+          else this.resendText = r.text;
+        });
+        return true;
+      },
+      browser: this.runtime.browser,
+      plugins: this.runtime.plugins.service,
+      wait: (task) => {
+        this.slashTask = task;
+      },
       exit: () => this.exit(0),
     };
   }
 
   private exit(code: number): void {
-    this.rl?.close();
-    this.resolveExit?.(code);
+    // Taken first: closing readline emits "close", whose handler would otherwise exit with 0.
+    const resolve = this.resolveExit;
     this.resolveExit = undefined;
+    this.rl?.close();
+    resolve?.(code);
   }
 }

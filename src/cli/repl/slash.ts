@@ -1,5 +1,21 @@
 /** Slash commands of the interactive chat: one table feeds dispatch, /help and completion. */
 
+import type { PluginService } from "../../plugins/service.js";
+import type { BrowserStatus } from "../../tools/builtin/browser/manager.js";
+import { droppedImageTurn, imageTurn } from "../../tools/builtin/media/user-image.js";
+
+/** What /browser needs of the run's browser tools. */
+export interface BrowserControl {
+  /** Attaches to a running Chrome from now on; rejects when it cannot be reached. */
+  connect(cdpUrl: string): Promise<void>;
+  /** Leaves an attached Chrome running and goes back to launching Chromium. */
+  disconnect(): Promise<void>;
+  status(): BrowserStatus;
+}
+
+/** The commands of the enabled plugins, as the chat runs them. */
+export type PluginSlashCommands = Pick<PluginService, "commands" | "runCommand">;
+
 export interface SlashContext {
   print(text: string): void;
   newSession(): void;
@@ -20,8 +36,22 @@ export interface SlashContext {
   resend?(text: string): void;
   /** Compresses the conversation now, favouring `focus` in the summary; prints the outcome itself. */
   compress?(focus: string): void;
+  /** Applies config.yaml's MCP servers again and gives this session the tools now available; prints the outcome itself. */
+  reloadMcp?(): void;
   /** Continues in a copy of this conversation; returns the new session id (or an error message). */
   branch?(title: string | undefined): { id: string; saved: boolean } | { error: string };
+  /** The browser tools of this run (/browser); absent where there are none. */
+  browser?: BrowserControl;
+  /** Holds the next prompt until `task` settles, so what it prints comes first. */
+  wait?(task: Promise<void>): void;
+  /** `/skills`: the skills this chat can run as commands. */
+  skillsListing?(): string;
+  /** `/reload-skills --now`: rebuilds the skills index of this session's prompt; prints the outcome itself. */
+  reloadSkills?(): void;
+  /** `/<skill-name> args`: runs the skill when one has that name; false when none does. */
+  runSkill?(name: string, args: string): boolean;
+  /** Commands of the enabled plugins (`/verb args`); absent where there are none. */
+  plugins?: PluginSlashCommands;
   exit(): void;
 }
 
@@ -134,6 +164,15 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     },
   },
   {
+    name: "reload-mcp",
+    aliases: ["reload_mcp"],
+    help: "reconnect the MCP servers of config.yaml and give this session the MCP tools available now",
+    run: (_arg, ctx) => {
+      if (!ctx.reloadMcp) return ctx.print("MCP servers are not available here.");
+      ctx.reloadMcp();
+    },
+  },
+  {
     name: "usage",
     aliases: [],
     args: "[reset]",
@@ -162,10 +201,72 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     },
   },
   {
+    name: "browser",
+    aliases: [],
+    args: "[connect [url]|disconnect|status]",
+    help: "browser tools: attach to a Chrome started with --remote-debugging-port, go back to a local Chromium, or show which one they use",
+    run: (arg, ctx) => {
+      const browser = ctx.browser;
+      if (!browser) return ctx.print("The browser tools are not available here.");
+      const [sub = "status", url = DEFAULT_CDP_URL, ...extra] = arg.split(/\s+/).filter(Boolean);
+      const settle = (task: Promise<void>) => (ctx.wait ? ctx.wait(task) : void task);
+      if (sub === "status" && !arg.includes(" ")) return ctx.print(browserStatusText(browser.status()));
+      if (sub === "connect" && extra.length === 0 && /^(https?|wss?):\/\/\S+$/.test(url))
+        return settle(
+          browser.connect(url).then(
+            () =>
+              ctx.print(
+                `Browser tools now drive the Chrome at ${url} (new tabs; /browser disconnect leaves it running).`,
+              ),
+            (err: Error) => ctx.print(`Could not attach to ${url}: ${err.message.split("\n")[0]}`),
+          ),
+        );
+      if (sub === "disconnect" && !arg.includes(" "))
+        return settle(
+          browser.disconnect().then(() => ctx.print("Browser tools will launch their own Chromium again.")),
+        );
+      ctx.print(
+        `Usage: /browser connect [url] (default ${DEFAULT_CDP_URL}, from chrome --remote-debugging-port=9222), /browser disconnect, /browser status`,
+      );
+    },
+  },
+  {
+    name: "image",
+    aliases: [],
+    args: "<path|url> [question]",
+    help: "show the model an image, with an optional question (sent through vision_analyze)",
+    run: (arg, ctx) => {
+      if (!ctx.resend) return ctx.print("Images cannot be sent here.");
+      const turn = imageTurn(arg, process.cwd());
+      if (!turn.ok) return ctx.print(turn.error);
+      ctx.resend(turn.text);
+    },
+  },
+  {
+    name: "skills",
+    aliases: [],
+    help: "list the skills you can run as /<skill-name> [arguments]",
+    run: (_arg, ctx) => ctx.print(ctx.skillsListing?.() ?? "Skills are not available here."),
+  },
+  {
+    name: "reload-skills",
+    aliases: [],
+    args: "[--now]",
+    help: "skill changes reach the index in the next session; --now rebuilds it for this one",
+    run: (arg, ctx) => {
+      if (arg !== "--now" || !ctx.reloadSkills)
+        return ctx.print(
+          "Skill changes reach the system prompt's skills index in the next session (/new). " +
+            "/reload-skills --now rebuilds it for this session, which costs the prompt cache once.",
+        );
+      ctx.reloadSkills();
+    },
+  },
+  {
     name: "help",
     aliases: ["?"],
     help: "list commands",
-    run: (_arg, ctx) => ctx.print(slashHelp()),
+    run: (_arg, ctx) => ctx.print(slashHelp(ctx.plugins)),
   },
   {
     name: "exit",
@@ -175,11 +276,32 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   },
 ];
 
-export function slashHelp(): string {
+/** Where `chrome --remote-debugging-port=9222` listens. */
+const DEFAULT_CDP_URL = "http://127.0.0.1:9222";
+
+export function browserStatusText(status: BrowserStatus): string {
+  const what =
+    status.mode === "cdp"
+      ? `attached to the Chrome at ${status.target}`
+      : status.target
+        ? `launching ${status.target} (headless)`
+        : "no Chromium found: install it (apt-get install chromium) or set browser.executable_path";
+  const state = status.running ? "running" : "not running (starts with the first browser call)";
+  const pages = status.sessions.map((s) => `\n  ${s.taskId}: ${s.url}`).join("");
+  return `Browser: ${what}; ${state}.${status.sessions.length ? `\nOpen pages:${pages}` : ""}`;
+}
+
+export function slashHelp(plugins?: PluginSlashCommands): string {
   const rows = SLASH_COMMANDS.map((c) => {
     const names = [c.name, ...c.aliases].map((n) => `/${n}`).join(", ");
     return `  ${`${names}${c.args ? ` ${c.args}` : ""}`.padEnd(26)} ${c.help}`;
   });
+  for (const c of plugins?.commands() ?? []) {
+    if (findSlashCommand(c.name)) continue;
+    rows.push(
+      `  ${`/${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(26)} ${c.description || "(no description)"} [plugin ${c.plugin}]`,
+    );
+  }
   return [
     "Commands:",
     ...rows,
@@ -199,10 +321,32 @@ export function runSlash(line: string, ctx: SlashContext): boolean {
   if (!match) return false;
   const cmd = findSlashCommand(match[1]!);
   if (!cmd) {
+    if (ctx.runSkill?.(match[1]!, match[2]!.trim())) return true;
+    if (runPluginCommand(match[1]!, match[2]!.trim(), ctx)) return true;
+    const image = ctx.resend ? droppedImageTurn(line, process.cwd()) : undefined;
+    if (image?.ok) {
+      ctx.resend?.(image.text);
+      return true;
+    }
     ctx.print(`Unknown command /${match[1]}. Type /help for the list.`);
     return true;
   }
   cmd.run(match[2]!.trim(), ctx);
+  return true;
+}
+
+/** `/verb args` of an enabled plugin (built-in commands win a shared name); false when none has it. */
+function runPluginCommand(name: string, arg: string, ctx: SlashContext): boolean {
+  const command = ctx.plugins?.commands().find((c) => c.name === name);
+  if (!command || !ctx.plugins) return false;
+  const args = arg.split(/\s+/).filter(Boolean);
+  const task = ctx.plugins
+    .runCommand(command.plugin, command.name, args, { print: (text) => ctx.print(text), surface: "chat" })
+    .then((r) => {
+      if (!r.ok) ctx.print(`/${name} (plugin ${command.plugin}): ${r.error}`);
+    });
+  if (ctx.wait) ctx.wait(task);
+  else void task;
   return true;
 }
 

@@ -9,7 +9,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir } from "../../core/fs.js";
 import { PLACEHOLDER_API_KEY } from "../detect.js";
-import { proxyTransportFor } from "../proxy.js";
+import { send } from "../http.js";
 import type { ModelTarget } from "../types.js";
 import type { ModelPricing } from "./catalog.js";
 
@@ -90,20 +90,16 @@ export async function fetchEndpointModels(
   if (target.apiKey && target.apiKey !== PLACEHOLDER_API_KEY)
     headers.authorization = `Bearer ${target.apiKey}`;
   try {
-    const proxy = await proxyTransportFor(target.baseUrl);
-    const doFetch = proxy?.fetch ?? fetch;
-    const init: RequestInit = { headers, signal: AbortSignal.timeout(timeoutMs) };
-    // undici's own fetch reads `dispatcher`; the global RequestInit type does not list it.
-    const res = await doFetch(url, proxy ? ({ ...init, ...proxy.fetchOptions } as RequestInit) : init);
+    const res = await send(url, { method: "GET", headers, signal: AbortSignal.timeout(timeoutMs) });
     if (res.status === 404 || res.status === 405) {
-      await res.body?.cancel();
+      res.discard();
       return { ok: true, models: {}, noList: true };
     }
     if (!res.ok) {
-      await res.body?.cancel();
+      res.discard();
       return { ok: false, reason: `HTTP ${res.status}` };
     }
-    return { ok: true, models: parseModelList(await res.json()) };
+    return { ok: true, models: parseModelList(JSON.parse(await res.text())) };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }

@@ -6,6 +6,7 @@
  */
 import { getHermesHome } from "../../core/home.js";
 import { baseUrlHostMatches, PROVIDERS } from "../detect.js";
+import { afterFirstModelRequest } from "../first-request.js";
 import { isLocalEndpoint } from "../local-host.js";
 import type { ModelTarget } from "../types.js";
 import { lookupCatalog, type ModelCapabilities, type ModelPricing, normaliseModelId } from "./catalog.js";
@@ -160,10 +161,14 @@ export async function refreshModelInfo(target: ModelTarget, opts: RefreshOptions
 
 const started = new Set<string>();
 
+/** A chat that has not sent anything yet refreshes after this long anyway. */
+const REFRESH_DELAY_MS = 1000;
+
 /**
  * Starts `refreshModelInfo` in the background, at most once per endpoint per process (seed 004 §20:
- * an agent is built per gateway message, so an unguarded refresh would start one per message).
- * Returns the promise for tests; callers on the startup path ignore it. Never rejects.
+ * an agent is built per gateway message, so an unguarded refresh would start one per message),
+ * once the process's first model request is on its way. Returns the promise for tests; callers on
+ * the startup path ignore it. Never rejects.
  */
 export function refreshModelInfoInBackground(
   target: ModelTarget,
@@ -173,5 +178,7 @@ export function refreshModelInfoInBackground(
   const key = `${opts.home ?? getHermesHome()}\n${target.baseUrl}`;
   if (started.has(key)) return Promise.resolve(undefined);
   started.add(key);
-  return refreshModelInfo(target, opts).catch(() => undefined);
+  return afterFirstModelRequest(REFRESH_DELAY_MS)
+    .then(() => refreshModelInfo(target, opts))
+    .catch(() => undefined);
 }

@@ -18,6 +18,13 @@ const WASM = "tree-sitter-bash.wasm";
 const MAX_SOURCE = 256 * 1024;
 /** Statements walked per script, loop bodies and function calls included. */
 const STATEMENT_BUDGET = 20_000;
+/**
+ * The grammar's lexer is one huge WebAssembly function. After a few commands V8's optimizing tier
+ * recompiles it on background threads: ~500 MB of peak memory, seconds of CPU and ~50 MB kept.
+ * The baseline tier parses a command in well under a millisecond, so tier-up is limited to a
+ * function index no module has (V8 reads this flag at each tier-up decision).
+ */
+const NO_WASM_TIER_UP = "--wasm-tier-up-filter=2147483647";
 
 let parser: Parser | undefined;
 let loading: Promise<boolean> | undefined;
@@ -46,9 +53,11 @@ async function load(): Promise<boolean> {
   try {
     const path = grammarPath();
     if (!path) return false;
+    process.getBuiltinModule("node:v8").setFlagsFromString(NO_WASM_TIER_UP);
     const ts = await import("web-tree-sitter");
     await ts.Parser.init();
-    const language = await ts.Language.load(new Uint8Array(await readFile(path)));
+    // The file's own buffer (a Uint8Array): a copy would add 1.4 MB to the run's peak.
+    const language = await ts.Language.load(await readFile(path));
     const p = new ts.Parser();
     p.setLanguage(language);
     parser = p;

@@ -21,6 +21,10 @@ export const SANDBOX_TOOLS: readonly string[] = [
   "browser_scroll",
   "browser_back",
   "browser_press",
+  // The tool search bridge, when the session defers tools: scripts reach them through it.
+  "tool_search",
+  "tool_describe",
+  "tool_call",
 ];
 
 /** terminal runs in the foreground only: background, pty and watcher options are dropped. */

@@ -1,0 +1,102 @@
+/**
+ * What the side models do for the browser: describe a screenshot (browser_vision, auxiliary task
+ * `vision`) and condense a long snapshot (`browser.summarize_snapshots`, task `web_extract`).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { SideModelCall } from "./manager.js";
+import type { BrowserSession } from "./session.js";
+
+/** Draws a numbered label and an outline on each element, in a layer removed after the shot. */
+const LABELS_SCRIPT = `(boxes) => {
+  const layer = document.createElement("div");
+  layer.id = "__hermes_labels";
+  layer.style.cssText = "position:fixed;inset:0;pointer-events:none;z-index:2147483647";
+  for (const b of boxes) {
+    const frame = document.createElement("div");
+    frame.style.cssText = "position:fixed;left:" + b.x + "px;top:" + b.y + "px;width:" + b.width + "px;height:" + b.height + "px;outline:2px solid #e11;";
+    const tag = document.createElement("div");
+    tag.textContent = "[" + b.ref + "]";
+    tag.style.cssText = "position:fixed;left:" + b.x + "px;top:" + Math.max(0, b.y - 14) + "px;background:#ffeb3b;color:#000;font:bold 11px/13px monospace;padding:0 2px;border:1px solid #e11";
+    layer.append(frame, tag);
+  }
+  document.documentElement.append(layer);
+}`;
+const REMOVE_LABELS = `document.getElementById("__hermes_labels")?.remove()`;
+
+export interface VisionOutcome {
+  analysis?: string;
+  error?: string;
+  screenshotPath: string;
+  labelled: number;
+}
+
+/** Screenshots the viewport (labelled when asked), saves it under cache/screenshots and asks the vision model. */
+export async function lookAtPage(
+  session: BrowserSession,
+  question: string,
+  annotate: boolean,
+  opts: { home: string; sideModel: SideModelCall | undefined; signal?: AbortSignal },
+): Promise<VisionOutcome> {
+  let labelled = 0;
+  let shot: Buffer;
+  if (annotate) {
+    const snap = await session.snapshot(false, true);
+    const boxes = snap.boxes.filter((b) => b.width > 0 && b.height > 0);
+    labelled = boxes.length;
+    await session.inPage(`(${LABELS_SCRIPT})(${JSON.stringify(boxes)})`);
+    try {
+      shot = await session.screenshot();
+    } finally {
+      await session.inPage(REMOVE_LABELS).catch(() => undefined);
+    }
+  } else {
+    shot = await session.screenshot();
+  }
+  const dir = join(opts.home, "cache", "screenshots");
+  await mkdir(dir, { recursive: true });
+  const screenshotPath = join(dir, `browser_${new Date().toISOString().replace(/[:.]/g, "-")}.jpg`);
+  await writeFile(screenshotPath, shot);
+  if (!opts.sideModel)
+    return { screenshotPath, labelled, error: "No vision model is available to look at the screenshot." };
+  const labels = annotate
+    ? " Interactive elements are outlined in red and labelled [N]; label [N] is the element the agent uses as @eN."
+    : "";
+  const result = await opts.sideModel(
+    "vision",
+    [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text: `This is a screenshot of the web page ${session.url}.${labels} Answer precisely from what is visible.\n\nQuestion: ${question}`,
+          },
+          { type: "image_url", image_url: { url: `data:image/jpeg;base64,${shot.toString("base64")}` } },
+        ],
+      },
+    ],
+    opts.signal,
+  );
+  return result.ok
+    ? { screenshotPath, labelled, analysis: result.text }
+    : { screenshotPath, labelled, error: `The vision model could not answer: ${result.error}` };
+}
+
+/** A long snapshot condensed by the side model, refs kept; undefined when the model fails. */
+export async function summarizeSnapshot(
+  text: string,
+  url: string,
+  maxChars: number,
+  sideModel: SideModelCall,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  const prompt =
+    `Below is an accessibility snapshot of the web page ${url}, too long to use whole. Rewrite it in under ` +
+    `${maxChars} characters for an agent that will act on the page: keep every line that carries an element ref ` +
+    "(@e1, @e2, ...) exactly as written, keep headings, and summarise the remaining text briefly. Output only the " +
+    `condensed snapshot.\n\n${text}`;
+  const result = await sideModel("web_extract", [{ role: "user", content: prompt }], signal);
+  if (!result.ok || !result.text.trim()) return undefined;
+  return result.text.trim().slice(0, maxChars);
+}

@@ -1,0 +1,120 @@
+/**
+ * `vision_analyze`: looks at an image (path, URL or data URL). A main model that takes images gets
+ * the image itself, attached to the tool result; otherwise the auxiliary vision model describes it
+ * and the description comes back as text.
+ */
+import { DEFAULT_CONFIG, type HermesConfig } from "../../core/config.js";
+import type { ChatMessage } from "../../llm/types.js";
+import type { ToolContext } from "../context.js";
+import type { ToolRegistration } from "../registry.js";
+import type { ToolResult } from "../result.js";
+import { textBlock } from "../result.js";
+import { dataUrl, type LoadedImage, loadImage } from "./media/image-source.js";
+import { argString, toolError, toolResult } from "./util.js";
+import { guardOptionsFromSecurity } from "./web/website-policy.js";
+
+/**
+ * What vision needs from the run, which owns the model clients. `describe` asks the auxiliary
+ * vision model and never throws.
+ */
+export interface VisionService {
+  /** The main model takes image input (from the model catalog). */
+  mainTakesImages(): boolean;
+  /** The main model's protocol carries images in tool results (chat completions carries text only). */
+  toolResultsCarryImages(): boolean;
+  describe(
+    messages: ChatMessage[],
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+}
+
+/**
+ * `vision.native`: true and false force a route; anything else asks the catalog. A protocol whose
+ * tool results carry text only never gets the image natively: it would be dropped on the way.
+ */
+export function attachNatively(
+  config: HermesConfig | undefined,
+  service: VisionService | undefined,
+): boolean {
+  if (service && !service.toolResultsCarryImages()) return false;
+  const setting = (config?.vision ?? DEFAULT_CONFIG.vision).native;
+  if (setting === true || setting === "true") return true;
+  if (setting === false || setting === "false") return false;
+  return service?.mainTakesImages() ?? false;
+}
+
+const describeLabel = (image: LoadedImage): string =>
+  `${image.width}x${image.height} ${image.mimeType.slice(6).toUpperCase()} from ${image.source}`;
+
+/** One user message asking the vision model `question` about `image`. */
+function askMessages(image: LoadedImage, question: string): ChatMessage[] {
+  return [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: `Answer precisely from what the image shows.\n\nQuestion: ${question}` },
+        { type: "image_url", image_url: { url: dataUrl(image) } },
+      ],
+    },
+  ];
+}
+
+const loadOptions = (ctx: ToolContext) => ({
+  cwd: ctx.env.getCwd(),
+  guard: guardOptionsFromSecurity(ctx.config.security, ctx.home),
+  signal: ctx.signal,
+});
+
+export function visionRegistration(
+  config: HermesConfig | undefined,
+  service: VisionService | undefined,
+): ToolRegistration<ToolContext> {
+  return {
+    name: "vision_analyze",
+    toolset: "vision",
+    emoji: "👁️",
+    parallelSafe: true,
+    schema: {
+      description:
+        "Look at an image and answer a question about it. Accepts a file path, an http(s) URL or a data URL (PNG, JPEG, GIF, WebP).",
+      parameters: {
+        type: "object",
+        properties: {
+          image_url: { type: "string", description: "Path, URL or data URL of the image." },
+          question: { type: "string", description: "What to find out from the image." },
+        },
+        required: ["image_url", "question"],
+      },
+    },
+    checkFn: () => service !== undefined || attachNatively(config, service),
+    handler: async (args, ctx): Promise<ToolResult | string> => {
+      const source = argString(args, "image_url")?.trim();
+      const question = argString(args, "question")?.trim();
+      if (!source) return toolError("image_url is required");
+      if (!question) return toolError("question is required");
+      const loaded = await loadImage(source, loadOptions(ctx));
+      if (!loaded.ok) return toolError(loaded.error);
+      const image = loaded.image;
+      if (attachNatively(ctx.config, service)) {
+        const note = toolResult({
+          success: true,
+          image: describeLabel(image),
+          note: `The image is attached below. Answer from it: ${question}`,
+        });
+        return {
+          content: [
+            textBlock(note),
+            { type: "image", mimeType: image.mimeType, data: image.data.toString("base64") },
+          ],
+        };
+      }
+      if (!service)
+        return toolError(
+          "No vision model is available: the main model takes no images and no auxiliary vision model is set.",
+        );
+      const answer = await service.describe(askMessages(image, question), ctx.signal);
+      if (!answer.ok) return toolError(`The vision model could not answer: ${answer.error}`);
+      return toolResult({ success: true, image: describeLabel(image), analysis: answer.text });
+    },
+  };
+}
