@@ -1,22 +1,10 @@
 // Child process for the credential-pool concurrency test: selects and benches keys of one
 // auth.json as fast as it can, logging when each operation started and finished (wall clock, sub-ms)
 // so the parent can check the order across processes. Imports the TypeScript source directly:
-// Node strips the types, and the hook below maps the sources' ".js" specifiers to ".ts" files.
+// Node strips the types, and ts-child.mjs maps the sources' ".js" specifiers to ".ts" files.
 //
 // Usage: node pool-hammer.mjs AUTH_FILE STRATEGY ITERATIONS
-import { register } from "node:module";
-
-register(
-  `data:text/javascript,${encodeURIComponent(`
-export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (err) {
-    if (specifier.startsWith(".") && specifier.endsWith(".js")) return next(specifier.slice(0, -3) + ".ts", context);
-    throw err;
-  }
-}`)}`,
-);
+import "./ts-child.mjs";
 
 const [file, strategy, iterations] = process.argv.slice(2);
 const { CredentialPool } = await import(new URL("../../src/llm/credential-pool.ts", import.meta.url).href);
