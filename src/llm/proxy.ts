@@ -1,7 +1,8 @@
 /**
  * HTTP(S) proxy support for provider calls (seed 004 §3.4): HTTPS_PROXY / HTTP_PROXY / ALL_PROXY
- * (either case) with NO_PROXY exclusions, decided per base URL. undici is loaded only when a proxy
- * applies. Node's built-in fetch cannot drive a dispatcher from the undici package (different major
+ * (either case) with NO_PROXY exclusions, decided per base URL. http.ts routes OpenAI-compatible
+ * calls through the proxy this picks. For the Anthropic SDK, undici is loaded only when a proxy
+ * applies: Node's built-in fetch cannot drive a dispatcher from the undici package (different major
  * version), so the transport hands the SDK undici's own `fetch` together with the dispatcher.
  */
 import type { Dispatcher } from "undici";

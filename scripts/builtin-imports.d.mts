@@ -1,0 +1,3 @@
+/** Types of builtin-imports.mjs, for its tests. */
+export declare const builtinsWithoutFacades: { name: string; setup(build: unknown): void };
+export declare function rewriteBuiltinImports(source: string): string;
