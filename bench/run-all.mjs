@@ -4,6 +4,8 @@ import { join } from "node:path";
 
 for (const script of [
   "startup.mjs",
+  "first-request.mjs",
+  "module-cost.mjs",
   "session.mjs",
   "long-session.mjs",
   "turn-overhead.mjs",
@@ -11,10 +13,16 @@ for (const script of [
   "terminal.mjs",
   "classify-and-retry.mjs",
   "state.mjs",
+  "state-contention.mjs",
+  "redact.mjs",
   "compression.mjs",
   "code-exec.mjs",
   "skills-index.mjs",
+  "skills-scan.mjs",
   "browser.mjs",
+  "web.mjs",
+  "mcp.mjs",
+  "tool-search.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }
