@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { writeFileAtomic } from "../core/fs.js";
 import { scanSkills } from "./discovery.js";
-import { writeFileAtomic } from "./fs-atomic.js";
 import { skillOrigins } from "./install-origin.js";
 import { SKILL_FILE, skillsDir } from "./paths.js";
 import { lastActivity, readUsage, type UsageEntry, updateUsage } from "./usage.js";

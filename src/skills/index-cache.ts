@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../core/fs.js";
 import { sha256 } from "./bundled-files.js";
 import { loadSkills, locateSkills, type SkillLocation, skillRoots } from "./discovery.js";
-import { writeFileAtomic } from "./fs-atomic.js";
 
 /**
  * What the prompt index needs of each skill, cached in two layers: in the process, and as a

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../core/fs.js";
 import { hashSkillFiles, sha256 } from "./bundled-files.js";
-import { writeFileAtomic } from "./fs-atomic.js";
 import type { TrustLevel, Verdict } from "./guard/types.js";
 import type { SourceKind } from "./install-source.js";
 import { skillsDir } from "./paths.js";

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { writeFileAtomic } from "../core/fs.js";
 import { findSkill, type SkillRecord } from "./discovery.js";
-import { writeFileAtomic } from "./fs-atomic.js";
 import { checkLinkedPath, normaliseLinkedPath, resolveInside } from "./linked-files.js";
 import {
   MAX_LINKED_FILE_BYTES,

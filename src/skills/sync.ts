@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "../core/fs.js";
 import {
   type BundledSkill,
   bundledSkillsDir,
@@ -8,7 +9,6 @@ import {
   listSkillFiles,
   sha256,
 } from "./bundled-files.js";
-import { writeFileAtomic } from "./fs-atomic.js";
 import { BUNDLED_MANIFEST, SKILL_FILE, skillsDir } from "./paths.js";
 
 /**

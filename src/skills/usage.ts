@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { lockFileSync } from "../core/file-lock.js";
-import { writeFileAtomic } from "./fs-atomic.js";
+import { writeFileAtomic } from "../core/fs.js";
 import { skillsDir } from "./paths.js";
 
 /**

@@ -5,7 +5,7 @@ import { MemoryStore } from "./store.js";
 export { fenceMemoryContext, stripMemoryContext, withMemoryContext } from "./fence.js";
 export { MEMORY_PROVIDER_TIMEOUT_MS, type MemoryProvider, withProviderTimeout } from "./provider.js";
 export { StreamingContextScrubber } from "./scrubber.js";
-export { ENTRY_SEPARATOR, MemoryStore, parseEntries, writeFileAtomic } from "./store.js";
+export { ENTRY_SEPARATOR, MemoryStore, parseEntries } from "./store.js";
 
 /** The built-in store for a home, configured from `memory.*`. */
 export function createMemoryStore(home: string, config: HermesConfig): MemoryStore {

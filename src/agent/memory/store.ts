@@ -1,16 +1,6 @@
-import { randomUUID } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../core/fs.js";
 import type { MemoryOperation, MemoryService, MemoryTarget, MemoryWriteResult } from "../../tools/context.js";
 import { scanForInjection } from "../prompt/injection.js";
 import type { MemoryProvider } from "./provider.js";
@@ -41,18 +31,6 @@ export function parseEntries(text: string): string[] {
 }
 
 export const joinEntries = (entries: readonly string[]): string => entries.join(ENTRY_SEPARATOR);
-
-/** Writes through a temp file and a rename, so a crash never leaves half a file. */
-export function writeFileAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
-  try {
-    writeFileSync(tmp, text, { encoding: "utf8", mode: 0o600 });
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-}
 
 class OpError extends Error {}
 
@@ -153,7 +131,7 @@ export class MemoryStore implements MemoryService, MemoryProvider {
         usage: { used: joinEntries(before).length, limit },
       };
     }
-    writeFileAtomic(this.path(target), entries.length > 0 ? `${joinEntries(entries)}\n` : "");
+    writeFileAtomic(this.path(target), entries.length > 0 ? `${joinEntries(entries)}\n` : "", 0o600);
     return { ok: true, entries, usage: { used, limit } };
   }
 
