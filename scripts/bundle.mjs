@@ -10,7 +10,7 @@ import { builtinsWithoutFacades } from "./builtin-imports.mjs";
 const require = createRequire(import.meta.url);
 
 const result = await build({
-  entryPoints: { hermes: "src/cli/main.ts" },
+  entryPoints: { hermes: "src/hermes.ts" },
   outdir: "dist/bundle",
   bundle: true,
   splitting: true,

@@ -211,14 +211,25 @@ function addSessionCommands(program: Command, setExit: (code: number) => void): 
     .action(async (opts) => setExit((await load()).sessionsStats(opts)));
 }
 
+/**
+ * Adds the subcommands of another front end (gateway, API server) to the program. Each registrar
+ * only declares its commands; their modules load when one runs.
+ */
+export type CommandRegistrar = (program: Command, setExit: (code: number) => void) => void;
+
 /** Runs the CLI; resolves to the process exit code. Never throws. */
-export async function main(argv: readonly string[]): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  registrars: readonly CommandRegistrar[] = [],
+): Promise<number> {
   let exitCode = 0;
   try {
     preApplyProfile(argv);
-    const program = buildProgram((code) => {
+    const setExit = (code: number): void => {
       exitCode = code;
-    });
+    };
+    const program = buildProgram(setExit);
+    for (const register of registrars) register(program, setExit);
     addPluginCommands(
       program,
       (code) => {

@@ -1,3 +1,4 @@
+import { GATEWAY_DEFAULTS, type GatewayConfig } from "./config-gateway.js";
 /**
  * config.yaml defaults. Every key here is documented in docs/configuration.md; the validator uses
  * these values' types as the schema, plus the constraints in `config-rules.ts`.
@@ -74,7 +75,7 @@ export interface PluginSettings {
   config: Record<string, unknown>;
 }
 
-export interface HermesConfig {
+export interface HermesConfig extends GatewayConfig {
   model: ModelSettings;
   /** Toolsets enabled when no `-t` flag is given. */
   toolsets: string[];
@@ -227,6 +228,8 @@ export interface HermesConfig {
     mode: string;
     /** Seconds an approval prompt waits before denying. */
     timeout: number;
+    /** Seconds an approval asked in a chat (buttons, /approve) waits before denying. */
+    gateway_timeout: number;
   };
   /** Pattern keys approved for good ("always" at the prompt adds here). */
   command_allowlist: string[];
@@ -388,6 +391,7 @@ const auxiliaryDefaults = (): AuxiliaryTaskSettings => ({
 });
 
 export const DEFAULT_CONFIG: HermesConfig = {
+  ...GATEWAY_DEFAULTS,
   model: {
     default: "",
     provider: "auto",
@@ -495,6 +499,7 @@ export const DEFAULT_CONFIG: HermesConfig = {
   approvals: {
     mode: "smart",
     timeout: 60,
+    gateway_timeout: 300,
   },
   command_allowlist: [],
   security: {

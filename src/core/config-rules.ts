@@ -92,6 +92,21 @@ function platformDisabledRule(value: unknown): string | undefined {
 }
 
 export const CONFIG_RULES: Record<string, Rule> = {
+  "gateway.busy_mode": oneOf("queue", "interrupt", "steer"),
+  "gateway.drain_timeout": numberAtLeast(0),
+  "gateway.max_live_agents": intAtLeast(1),
+  "gateway.agent_idle_ttl": numberAbove(0),
+  "session_reset.mode": oneOf("none", "idle", "daily", "both"),
+  "session_reset.idle_minutes": intAtLeast(1),
+  "session_reset.at_hour": (v) =>
+    typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 23 ? undefined : "must be an hour 0-23",
+  unauthorized_dm_behavior: oneOf("pair", "ignore"),
+  "streaming.edit_interval": numberAbove(0),
+  "platforms.telegram.mode": oneOf("polling", "webhook"),
+  "platforms.api_server.port": intAtLeast(0),
+  "platforms.api_server.max_concurrent_runs": intAtLeast(1),
+  "platforms.webhook.port": intAtLeast(0),
+  "approvals.gateway_timeout": numberAbove(0),
   "model.provider": oneOf(...PROVIDERS),
   "model.api_mode": oneOf(...API_MODES),
   "model.context_length": intAtLeast(0),

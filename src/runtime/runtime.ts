@@ -18,7 +18,7 @@ import type { ClarifyFn, HermesToolRegistry, SessionSearchService } from "../too
 import { createEnvironmentProvider } from "../tools/environments/factory.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { createToolSelector } from "../tools/toolsets.js";
+import { createToolSelector, type ToolSelection } from "../tools/toolsets.js";
 import { createApprovalPolicy, yoloFromEnv } from "./approval-setup.js";
 import { createBrowserService, withBrowser } from "./browser-setup.js";
 import { logAgentEvent } from "./event-log.js";
@@ -77,6 +77,20 @@ export interface NewAgentOptions {
   approvalMode?: ApprovalMode;
   /** This conversation starts in yolo (default: the runtime's --yolo). */
   yolo?: boolean;
+  /** Toolsets of this conversation instead of the runtime's (a platform's `platform_toolsets`). */
+  toolsets?: readonly string[];
+  /** Earlier turns this conversation starts from (an API request's messages; no system message). */
+  history?: readonly ChatMessage[];
+  /** Who the session belongs to (gateway chats): stored with it, and its session_search sees only this user's sessions. */
+  owner?: SessionOwner;
+}
+
+/** The chat a gateway session belongs to. */
+export interface SessionOwner {
+  userId: string;
+  chatId?: string;
+  /** The gateway's session key (agent:main:<platform>:...). */
+  sessionKey?: string;
 }
 
 export interface Runtime {
@@ -173,11 +187,21 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const enabled = options.toolsets ? toolsetList(options.toolsets) : config.toolsets;
   const disabled = config.agent.disabled_toolsets;
   // A query, not a snapshot: tools registered later (MCP, plugins) reach the sessions started after.
-  const selectTools = plugins.withToolsets(
-    withMcpToolsets(createToolSelector(enabled, disabled, registry), registry, enabled, disabled),
-    enabled,
-    disabled,
-  );
+  const selectors = new Map<string, () => ToolSelection>();
+  const selectorFor = (on: readonly string[]): (() => ToolSelection) => {
+    const key = on.join(",");
+    let select = selectors.get(key);
+    if (!select) {
+      select = plugins.withToolsets(
+        withMcpToolsets(createToolSelector([...on], disabled, registry), registry, [...on], disabled),
+        [...on],
+        disabled,
+      );
+      selectors.set(key, select);
+    }
+    return select;
+  };
+  const selectTools = selectorFor(enabled);
   // The front ends' listeners of open top-level sessions: where MCP status lines go.
   const statusListeners = new Set<AgentEventListener>();
   const mcp = createMcpRuntime({
@@ -257,17 +281,19 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     const branchSystem = branch?.messages[0]?.role === "system" ? branch.messages[0].content : undefined;
     let entry: LiveSession | undefined;
     let learn: AgentEventListener | undefined;
+    const selectOwn = o.toolsets ? selectorFor(o.toolsets) : selectTools;
     const agent: Agent = new McpAwareAgent(mcp, {
       ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
       ...(lineage ? { conversationId: lineage.conversationId, earlierSessionIds: lineage.earlier } : {}),
       ...(resume?.systemPrompt ? { systemPrompt: resume.systemPrompt } : {}),
       ...(branch ? { history: branch.messages.filter((m) => m.role !== "system") } : {}),
+      ...(o.history && !resume && !branch ? { history: o.history.filter((m) => m.role !== "system") } : {}),
       ...(branchSystem !== undefined ? { systemPrompt: branchSystem } : {}),
       ...(search ? { sessions: search } : {}),
       target,
       router: providers.newRouter(),
       registry,
-      toolNames: () => selectTools().tools,
+      toolNames: () => selectOwn().tools,
       config,
       home: paths.home,
       cwd,

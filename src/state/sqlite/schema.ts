@@ -124,4 +124,60 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idx_inner_tool_calls_session ON inner_tool_calls(session_id, after_seq);
   `,
+  // 4: the messaging gateway and the API server. Sessions remember who they belong to (per-user
+  // search in the gateway); gateway_routing maps a chat's session key to its current session; the
+  // delivery ledger records every inbound update once and every outbound message before it is sent;
+  // api_responses keeps the Responses API's stored responses for previous_response_id chaining.
+  `
+  ALTER TABLE sessions ADD COLUMN user_id TEXT;
+  ALTER TABLE sessions ADD COLUMN chat_id TEXT;
+  ALTER TABLE sessions ADD COLUMN session_key TEXT;
+  CREATE INDEX idx_sessions_user ON sessions(source, user_id, started_at DESC);
+  CREATE TABLE gateway_routing (
+    scope TEXT NOT NULL,
+    session_key TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    entry TEXT NOT NULL DEFAULT '{}',
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (scope, session_key)
+  );
+  CREATE TABLE gateway_inbound (
+    platform TEXT NOT NULL,
+    update_id TEXT NOT NULL,
+    session_key TEXT,
+    status TEXT NOT NULL,
+    payload TEXT,
+    received_at INTEGER NOT NULL,
+    finished_at INTEGER,
+    PRIMARY KEY (platform, update_id)
+  );
+  CREATE INDEX idx_gateway_inbound_status ON gateway_inbound(status, received_at);
+  CREATE TABLE gateway_outbound (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    idempotency_key TEXT NOT NULL UNIQUE,
+    platform TEXT NOT NULL,
+    chat_id TEXT NOT NULL,
+    thread_id TEXT,
+    session_key TEXT,
+    kind TEXT NOT NULL DEFAULT 'text',
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    platform_message_ids TEXT,
+    created_at INTEGER NOT NULL,
+    sent_at INTEGER
+  );
+  CREATE INDEX idx_gateway_outbound_status ON gateway_outbound(status, created_at);
+  CREATE TABLE api_responses (
+    id TEXT PRIMARY KEY,
+    previous_response_id TEXT,
+    session_id TEXT,
+    model TEXT,
+    conversation TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX idx_api_responses_created ON api_responses(created_at DESC);
+  `,
 ];

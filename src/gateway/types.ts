@@ -1,0 +1,123 @@
+/**
+ * The seam between the gateway and its platforms. An adapter turns a platform's updates into
+ * `InboundMessage`s and sends what the gateway gives it; everything else (who may talk, sessions,
+ * lanes, the delivery ledger, streaming, approvals) lives in the gateway and is the same for every
+ * platform. Adapters load lazily: a platform's SDK is imported only when that platform is on.
+ */
+
+export type ChatType = "dm" | "group" | "channel";
+
+/** A file that came with a message, already downloaded to a local path. */
+export interface InboundAttachment {
+  kind: "image" | "document" | "voice" | "audio" | "video";
+  path: string;
+  fileName?: string;
+  mimeType?: string;
+  bytes?: number;
+}
+
+/** One update from a platform: a message, or a button press (`action`). */
+export interface InboundMessage {
+  platform: string;
+  /** The platform's unique id of this update (Telegram's update_id): deduplicated across restarts. */
+  updateId: string;
+  chatId: string;
+  chatType: ChatType;
+  /** Forum topic / thread, when the platform has them. */
+  threadId?: string;
+  userId: string;
+  /** Display name, for context in the user message ("Alice: ..."). */
+  userName?: string;
+  /** The platform's handle (@name), matched by allowlists besides the id. */
+  userHandle?: string;
+  /** The platform's id of the message, for replies. */
+  messageId?: string;
+  text: string;
+  /** In a group: the bot was mentioned, or the message replies to one of the bot's. */
+  addressed?: boolean;
+  attachments?: InboundAttachment[];
+  /** A button press: the `data` of the button (see `Button`), with `text` empty. */
+  action?: { data: string; callbackId?: string };
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+}
+
+/** Where a message goes. */
+export interface OutboundTarget {
+  chatId: string;
+  threadId?: string;
+  /** Reply to this platform message id. */
+  replyTo?: string;
+}
+
+/** An inline button; its press comes back as an InboundMessage with `action.data`. */
+export interface Button {
+  text: string;
+  data: string;
+}
+
+export interface SendOptions {
+  /** Rows of buttons under the message (approvals, clarify choices). */
+  buttons?: Button[][];
+  /** The text is markdown from the model (rendered in the platform's format) or plain. */
+  format?: "markdown" | "plain";
+}
+
+export interface OutboundFile {
+  path: string;
+  /** photo, document, voice (ogg/opus), audio, video; chosen from the file's type when absent. */
+  kind?: "photo" | "document" | "voice" | "audio" | "video";
+  caption?: string;
+}
+
+/** What an adapter passes each update to; resolves once the update is recorded (never throws). */
+export type InboundSink = (message: InboundMessage) => Promise<void>;
+
+/** A platform send that failed: `retryable` says whether a later attempt may succeed. */
+export class PlatformSendError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    /** Seconds the platform asked to wait (429). */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+    this.name = "PlatformSendError";
+  }
+}
+
+export interface PlatformAdapter {
+  /** telegram, webhook, api_server, ... (the config key under `platforms`). */
+  readonly name: string;
+  /** The longest text one message may carry (Telegram: 4096). */
+  readonly maxMessageLength: number;
+  /** Shortest time between two edits of one message, in ms (streaming is throttled to it). */
+  readonly minEditIntervalMs: number;
+  /** Connects and starts delivering updates to `sink`; resolves once connected. */
+  start(sink: InboundSink): Promise<void>;
+  /** Stops receiving; resolves once no update is in flight from the platform. */
+  stop(): Promise<void>;
+  /** Sends one message (text within maxMessageLength); resolves with its platform id. Throws PlatformSendError. */
+  send(target: OutboundTarget, text: string, options?: SendOptions): Promise<{ messageId: string }>;
+  /** Replaces the text (and buttons) of a message the bot sent. Throws PlatformSendError. */
+  edit(target: OutboundTarget, messageId: string, text: string, options?: SendOptions): Promise<void>;
+  /** Sends a file a tool produced (a `MEDIA:` path). Throws PlatformSendError. */
+  sendFile?(target: OutboundTarget, file: OutboundFile): Promise<{ messageId: string }>;
+  /** Shows "typing..." for a few seconds. */
+  sendTyping?(target: OutboundTarget): Promise<void>;
+  /** Acknowledges a button press (stops the client's spinner), optionally with a short toast. */
+  answerAction?(callbackId: string, text?: string): Promise<void>;
+}
+
+/** Builds an adapter from config and environment; imported only when the platform is on. */
+export interface AdapterContext {
+  /** `platforms.<name>` merged with its `extra` block. */
+  settings: Record<string, unknown>;
+  env: NodeJS.ProcessEnv;
+  /** Where downloaded attachments go (a per-platform folder under HERMES_HOME/cache). */
+  downloadDir: string;
+  maxInboundBytes: number;
+  log: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+}
+
+export type AdapterFactory = (context: AdapterContext) => Promise<PlatformAdapter> | PlatformAdapter;
