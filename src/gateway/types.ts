@@ -121,3 +121,17 @@ export interface AdapterContext {
 }
 
 export type AdapterFactory = (context: AdapterContext) => Promise<PlatformAdapter> | PlatformAdapter;
+
+/**
+ * A service that runs inside the gateway process beside the chat platforms but answers its own
+ * requests (the API server): it shares the gateway's runtime and stops with it.
+ */
+export interface GatewayService {
+  readonly name: string;
+  /** Starts listening; resolves once it is. */
+  start(): Promise<void>;
+  /** Stops accepting work, gives running work up to `drainMs`, then ends it. */
+  stop(drainMs: number): Promise<void>;
+  /** What `hermes gateway status` shows of it (address, runs in flight, last error). */
+  status(): Record<string, unknown>;
+}
