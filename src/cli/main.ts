@@ -7,7 +7,7 @@ import { addSkillsCommands } from "./commands/skills-register.js";
 import type { RunFlags } from "./open-runtime.js";
 import { addProviderCommands } from "./provider-commands.js";
 import { promptFromWords, USAGE_EXIT } from "./root-args.js";
-import { VERSION } from "./version.js";
+import { VERSION } from "../core/version.js";
 
 mark("cli module loaded");
 

@@ -1,3 +1,4 @@
+import { VERSION } from "../core/version.js";
 import { NoProviderError } from "../runtime/providers.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { describeFatal } from "./errors.js";
@@ -28,6 +29,7 @@ export async function openRuntime(
     return createRuntime({
       cwd: process.cwd(),
       platform: "cli",
+      version: VERSION,
       ...(flags.model ? { model: flags.model } : {}),
       ...(flags.provider ? { provider: flags.provider } : {}),
       ...(flags.toolsets ? { toolsets: flags.toolsets } : {}),

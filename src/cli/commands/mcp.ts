@@ -9,7 +9,7 @@ import { ensureHermesHome, getHermesHome, type HomePaths } from "../../core/home
 import { type McpServerConfig, parseMcpServers, parseServer } from "../../mcp/config.js";
 import { mcpHost } from "../../runtime/mcp.js";
 import { describeFatal } from "../errors.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../../core/version.js";
 
 export interface AddOptions {
   url?: string;
