@@ -1,13 +1,13 @@
 import { Command, Option } from "commander";
 import { applyProfile } from "../core/home.js";
 import { mark, reportTiming } from "../core/timing.js";
+import { VERSION } from "../core/version.js";
 import { addMcpCommands } from "./commands/mcp-register.js";
 import { addPluginCommands } from "./commands/plugins-register.js";
 import { addSkillsCommands } from "./commands/skills-register.js";
 import type { RunFlags } from "./open-runtime.js";
 import { addProviderCommands } from "./provider-commands.js";
 import { promptFromWords, USAGE_EXIT } from "./root-args.js";
-import { VERSION } from "../core/version.js";
 
 mark("cli module loaded");
 

@@ -10,11 +10,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { loadConfig } from "../../core/config.js";
 import { loadDotEnv } from "../../core/env.js";
 import { ensureHermesHome, getHermesHome } from "../../core/home.js";
+import { VERSION } from "../../core/version.js";
 import { createRuntime, type Runtime } from "../../runtime/runtime.js";
 import { openStateStore } from "../../state/open.js";
 import type { SessionStore } from "../../state/store.js";
 import { describeFatal } from "../errors.js";
-import { VERSION } from "../../core/version.js";
 import { knowledgeTools, type ServeResult, type ServeTool } from "./mcp-serve-tools.js";
 
 /** One prompt through a fresh agent of this profile: its final answer, or the reason it has none. */

@@ -6,10 +6,10 @@
 import { loadConfig, removeConfigValue, setConfigValue } from "../../core/config.js";
 import { loadDotEnv } from "../../core/env.js";
 import { ensureHermesHome, getHermesHome, type HomePaths } from "../../core/home.js";
+import { VERSION } from "../../core/version.js";
 import { type McpServerConfig, parseMcpServers, parseServer } from "../../mcp/config.js";
 import { mcpHost } from "../../runtime/mcp.js";
 import { describeFatal } from "../errors.js";
-import { VERSION } from "../../core/version.js";
 
 export interface AddOptions {
   url?: string;
