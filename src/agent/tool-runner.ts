@@ -11,6 +11,7 @@ import {
   type ToolResultDetails,
   withText,
 } from "../tools/result.js";
+import { TOOL_CALL } from "../tools/tool-search/bridge.js";
 import type { AgentEvent } from "./events.js";
 import { countsAsFailure, type GuardrailDecision } from "./guardrails.js";
 import type { HookBus, HookPayload } from "./hooks.js";
@@ -112,7 +113,9 @@ export async function runGuardedCall(
     const result = errorResult(before.message);
     return { text: resultText(result), result, isError: true, refused: before };
   }
-  const { hooks, ctx } = opts;
+  const { ctx } = opts;
+  // A bridged call's hooks fire once, for the tool it runs (by that tool's own name), not for tool_call too.
+  const hooks = name === TOOL_CALL ? undefined : opts.hooks;
   let runArgs = args;
   let result: ToolResult | undefined;
   if (hooks?.has("pre_tool_call")) {

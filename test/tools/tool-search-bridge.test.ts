@@ -276,7 +276,7 @@ describe("300 deferrable tools behind the bridge", () => {
 });
 
 describe("hooks through tool_call", () => {
-  it("pre_tool_call sees the deferred tool by its own name, may block it or change its arguments", async () => {
+  it("pre_tool_call sees the deferred tool by its own name only, may block it or change its arguments", async () => {
     const hooks = new HookBus({ timeoutMs: 5000, report: () => {} });
     const seen: string[] = [];
     hooks.on({
@@ -301,7 +301,7 @@ describe("hooks through tool_call", () => {
     expect(JSON.parse(lastToolMessage(requests[1]!))).toEqual({ error: "Deleting is off today." });
     expect(lastToolMessage(requests[2]!)).toBe('{"ok":true,"tool":"crm_close_ticket"}');
     expect(s.ran).toEqual([{ name: "crm_close_ticket", args: { ticket_id: "T-1", reason: "by hook" } }]);
-    expect(seen).toEqual(["tool_call", "crm_delete_invoice", "tool_call", "crm_close_ticket"]);
+    expect(seen).toEqual(["crm_delete_invoice", "crm_close_ticket"]);
   });
 });
 
