@@ -10,6 +10,9 @@ const WHY: Readonly<Record<string, string>> = {
   approval_model: "the approval check refused it",
 };
 
+/** The tool search bridge's caller: the tool it runs reports itself as an inner_tool event. */
+const BRIDGED_CALL = "tool_call";
+
 /** Longest command shown; the rest is cut (one line per denial). */
 const MAX_COMMAND_CHARS = 120;
 
@@ -44,7 +47,8 @@ export function createDenialNotes(write: (line: string) => void): (e: AgentEvent
   return (e) => {
     if (e.type === "tool_start" && typeof e.args.command === "string") commands.set(e.callId, e.args.command);
     else if (e.type === "tool_end") {
-      report(e.result, commands.get(e.callId), e.name);
+      // A bridged call (tool_call) was reported by the inner_tool event of the tool it ran.
+      if (e.name !== BRIDGED_CALL) report(e.result, commands.get(e.callId), e.name);
       commands.delete(e.callId);
     } else if (e.type === "inner_tool") {
       report(e.result, typeof e.args.command === "string" ? e.args.command : undefined, e.name);

@@ -107,6 +107,38 @@ describe("denial notes for runs nobody can approve", () => {
     expect(lines[0]).not.toContain("\n");
     expect(lines[0]).toMatch(/^hermes: did not run 'echo x{100,}…': it needs approval/);
   });
+
+  it("a command run through the tool search bridge (tool_call) is one line, not two", () => {
+    const lines = run([
+      {
+        type: "tool_start",
+        callId: "t",
+        name: "tool_call",
+        args: { name: "ops_shell", arguments: { command: "git push --force" } },
+        emoji: "",
+      },
+      {
+        type: "inner_tool",
+        parent: "tool_call",
+        name: "ops_shell",
+        args: { command: "git push --force" },
+        result: denied("needs_approval"),
+        isError: true,
+        durationMs: 1,
+      },
+      {
+        type: "tool_end",
+        callId: "t",
+        name: "tool_call",
+        result: denied("needs_approval"),
+        isError: true,
+        durationMs: 2,
+      },
+    ]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^hermes: did not run 'git push --force': it needs approval/),
+    ]);
+  });
 });
 
 describe("did you mean", () => {
