@@ -103,6 +103,12 @@ export const CONFIG_RULES: Record<string, Rule> = {
   unauthorized_dm_behavior: oneOf("pair", "ignore"),
   "streaming.edit_interval": numberAbove(0),
   "platforms.telegram.mode": oneOf("polling", "webhook"),
+  // Telegram ids are numbers: written unquoted in YAML they stay allowed.
+  "platforms.telegram.allowed_users": (v) =>
+    Array.isArray(v) &&
+    v.every((u) => typeof u === "string" || (typeof u === "number" && Number.isInteger(u)))
+      ? undefined
+      : "must be a list of user ids or @usernames",
   "platforms.api_server.port": intAtLeast(0),
   "platforms.api_server.max_concurrent_runs": intAtLeast(1),
   "platforms.webhook.port": intAtLeast(0),

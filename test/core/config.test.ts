@@ -30,6 +30,20 @@ describe("config", () => {
     expect(deepMerge({ a: { b: 1, c: 2 } }, { a: { c: 3 } })).toEqual({ a: { b: 1, c: 3 } });
   });
 
+  it("takes gateway settings: numeric Telegram ids unquoted, busy_mode from its set", () => {
+    const { config } = parseConfigText(
+      "platforms:\n  telegram:\n    allowed_users: [123456789, '@alice']\ngateway:\n  busy_mode: steer\n",
+      "c.yaml",
+    );
+    expect(config.platforms.telegram.allowed_users).toEqual([123456789, "@alice"]);
+    expect(config.gateway.busy_mode).toBe("steer");
+    expect(config.platforms.api_server.port).toBe(8642);
+    expect(() => parseConfigText("gateway:\n  busy_mode: later\n", "c.yaml")).toThrow(/busy_mode.*queue/);
+    expect(() => parseConfigText("platforms:\n  telegram:\n    allowed_users: [{a: 1}]\n", "c.yaml")).toThrow(
+      /allowed_users/,
+    );
+  });
+
   it("accepts the model shorthand string", () => {
     const { config } = parseConfigText("model: anthropic/claude-sonnet-4.5\n", "c.yaml");
     expect(config.model.default).toBe("anthropic/claude-sonnet-4.5");
