@@ -23,6 +23,7 @@ for (const script of [
   "web.mjs",
   "mcp.mjs",
   "tool-search.mjs",
+  "api-soak.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

@@ -102,7 +102,9 @@ export class Agent {
   private readonly notices: ToolNotices = {
     push: (text) => {
       const t = text.trim();
-      if (t) this.noticeQueue.push(t);
+      if (!t) return;
+      this.noticeQueue.push(t);
+      this.opts.onNotice?.();
     },
   };
   private activity: ActivitySnapshot = {
@@ -224,6 +226,11 @@ export class Agent {
       : [{ role: "system", content: this.systemPrompt }, ...this.history];
   }
 
+  /** Notices waiting for the next request (front ends that are idle may start one to deliver them). */
+  get pendingNotices(): number {
+    return this.noticeQueue.length;
+  }
+
   get running(): boolean {
     return this.abort !== undefined;
   }
@@ -259,10 +266,20 @@ export class Agent {
     this.closing ??= (async () => {
       this.interrupt();
       this.backgroundJobs.abortAll();
-      const limit = AbortSignal.timeout(CLOSE_WAIT_MS);
-      const expired = new Promise<void>((resolve) => limit.addEventListener("abort", () => resolve()));
-      await Promise.race([this.runSettled, expired]);
-      await this.backgroundJobs.waitAll(limit);
+      // A timer cleared once the wait is over: a closed agent is not held in memory until it fires.
+      const limiter = new AbortController();
+      const timer = setTimeout(() => limiter.abort(), CLOSE_WAIT_MS);
+      const limit = limiter.signal;
+      const expired = new Promise<void>((resolve) =>
+        limit.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      try {
+        await Promise.race([this.runSettled, expired]);
+        await this.backgroundJobs.waitAll(limit);
+      } finally {
+        clearTimeout(timer);
+        limiter.abort();
+      }
       await this.sessionHooks.closing(reason);
       try {
         await this.opts.onClose?.(reason);

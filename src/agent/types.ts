@@ -74,6 +74,8 @@ export interface AgentOptions {
   delegation?: DelegationSettings;
   /** Told once by `close()`, after background work stopped: ends what the front end keeps for the session. */
   onClose?: (reason: string) => void | Promise<void>;
+  /** Told when a tool queues a notice for the model (a background process or delegation finished). */
+  onNotice?: () => void;
   /** The hooks this agent fires (plugins, shell commands); subagents share their parent's. */
   hooks?: HookBus;
   /** Text plugins add to the system prompt, asked once when it is built ("" for none). */

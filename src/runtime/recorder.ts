@@ -28,6 +28,8 @@ export interface RecorderInfo {
   parentSessionId?: string;
   /** A title for the new row (e.g. /branch NAME). */
   title?: string;
+  /** Who the session belongs to (gateway chats): stored on every row of the conversation. */
+  owner?: { userId: string; chatId?: string; sessionKey?: string };
   /**
    * Names the session after its first exchange, in the background; resolves to undefined when it
    * cannot (the failure is the callee's to log). Never replaces a title the user set.
@@ -211,6 +213,7 @@ export class SessionRecorder {
       ...(first?.role === "system" ? { systemPrompt: first.content } : {}),
       ...(this.info.parentSessionId ? { parentSessionId: this.info.parentSessionId } : {}),
       ...((this.pendingTitle ?? this.info.title) ? { title: this.pendingTitle ?? this.info.title } : {}),
+      ...(this.info.owner ?? {}),
     };
     // Created from here on: a failed insert is retried from the backlog, never issued twice.
     this.created = true;

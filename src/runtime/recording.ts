@@ -5,7 +5,7 @@ import type { Logger } from "../core/log.js";
 import { pricingLookup } from "../llm/models/index.js";
 import type { SessionStore } from "../state/store.js";
 import { generateTitle } from "./auto-title.js";
-import { SessionRecorder } from "./recorder.js";
+import { type RecorderInfo, SessionRecorder } from "./recorder.js";
 
 /** What every recorder of a runtime shares. */
 export interface RecordingContext {
@@ -24,6 +24,8 @@ export interface RecordOptions {
   title?: string;
   /** Name the session with the auxiliary model after its first exchange. */
   autoTitle?: boolean;
+  /** Who the session belongs to (gateway chats). */
+  owner?: RecorderInfo["owner"];
   /** Failures the user should see (a top-level session's front end); always logged. */
   onEvent?: (event: AgentEvent) => void;
 }
@@ -52,6 +54,7 @@ export function recordAgent(ctx: RecordingContext, agent: Agent, opts: RecordOpt
     pricing: pricingLookup(agent.target, { home: ctx.home }),
     ...(opts.parentSessionId ? { parentSessionId: opts.parentSessionId } : {}),
     ...(opts.title ? { title: opts.title } : {}),
+    ...(opts.owner ? { owner: opts.owner } : {}),
     ...(opts.autoTitle
       ? {
           autoTitle: async (userText: string, replyText: string) => {

@@ -29,6 +29,7 @@ import { type PluginRuntime, setupPlugins } from "./plugins.js";
 import { setupProviders } from "./providers.js";
 import { repairHistory } from "./recorder.js";
 import { type RecordingContext, recordAgent } from "./recording.js";
+import { sessionSearchService } from "./session-search-scope.js";
 import { createSkillLearning } from "./skills-learning.js";
 import { createVisionService } from "./vision-setup.js";
 
@@ -83,6 +84,8 @@ export interface NewAgentOptions {
   history?: readonly ChatMessage[];
   /** Who the session belongs to (gateway chats): stored with it, and its session_search sees only this user's sessions. */
   owner?: SessionOwner;
+  /** Told when a background process or delegation left a notice for the model (see Agent.pendingNotices). */
+  onNotice?: () => void;
 }
 
 /** The chat a gateway session belongs to. */
@@ -218,8 +221,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   });
   const unknownToolsets = selectTools().unknown;
   const environments = withBrowser(createEnvironmentProvider(config, { home: paths.home, cwd }), browser);
+  // Chat users answer approvals on their phone: the gateway waits approvals.gateway_timeout for them.
+  const approvalTimeout =
+    platform === "gateway" ? config.approvals.gateway_timeout : config.approvals.timeout;
   const approvals = createApprovalPolicy({
-    config,
+    config: { ...config, approvals: { ...config.approvals, timeout: approvalTimeout } },
     configPath: paths.config,
     home: paths.home,
     main: target,
@@ -234,11 +240,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const recording: RecordingContext | undefined = sessions
     ? { store: sessions, config, home: paths.home, cwd, logger }
     : undefined;
-  const search: SessionSearchService | undefined = sessions && {
-    search: (o) => sessions.search(o),
-    around: (id, messageId, window) => sessions.messagesAround(id, messageId, window),
-    getSession: (id) => sessions.getSession(id),
-  };
+  const search: SessionSearchService | undefined = sessions && sessionSearchService(sessions);
   const live = new LiveSessions();
   const learning = createSkillLearning({ home: paths.home, config, logger, main: target });
   let disposing: Promise<void> | undefined;
@@ -282,6 +284,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     let entry: LiveSession | undefined;
     let learn: AgentEventListener | undefined;
     const selectOwn = o.toolsets ? selectorFor(o.toolsets) : selectTools;
+    const source = o.source ?? sessionPlatform;
+    // A chat's user searches only their own sessions on that platform.
+    const ownSearch =
+      o.owner && sessions ? sessionSearchService(sessions, { source, userId: o.owner.userId }) : search;
     const agent: Agent = new McpAwareAgent(mcp, {
       ...(resume ? { sessionId: resume.id, history: history ?? [] } : {}),
       ...(lineage ? { conversationId: lineage.conversationId, earlierSessionIds: lineage.earlier } : {}),
@@ -289,7 +295,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       ...(branch ? { history: branch.messages.filter((m) => m.role !== "system") } : {}),
       ...(o.history && !resume && !branch ? { history: o.history.filter((m) => m.role !== "system") } : {}),
       ...(branchSystem !== undefined ? { systemPrompt: branchSystem } : {}),
-      ...(search ? { sessions: search } : {}),
+      ...(ownSearch ? { sessions: ownSearch } : {}),
       target,
       router: providers.newRouter(),
       registry,
@@ -309,6 +315,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       ...(o.approve ? { approve: o.approve } : {}),
       ...(o.clarify ? { clarify: o.clarify } : {}),
       ...(o.awaitBackground ? { awaitBackground: true } : {}),
+      ...(o.onNotice ? { onNotice: o.onNotice } : {}),
       onEvent: (e) => {
         logAgentEvent(logger, agent.sessionId, e);
         // Persist before the front end shows it: a kill after this point loses nothing shown.
@@ -328,14 +335,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     const recorder =
       recording &&
       recordAgent(recording, agent, {
-        source: o.source ?? sessionPlatform,
+        source,
         resumed: resume !== undefined,
+        ...(o.owner ? { owner: o.owner } : {}),
         ...(branch ? { parentSessionId: branch.parentSessionId } : {}),
         ...(branch?.title ? { title: branch.title } : {}),
         ...(o.autoTitle ? { autoTitle: true } : {}),
         onEvent,
       });
     if (branch) recorder?.copyHistory(branch.messages);
+    // A history handed in (an API request's earlier turns) is part of the stored session, so it reads whole.
+    else if (o.history && !resume && o.history.length > 0) recorder?.copyHistory(o.history);
     entry = { agent, recorder, child: false };
     live.add(entry);
     // Context sizes and prices of custom servers and OpenRouter, for later lookups; once per

@@ -27,6 +27,10 @@ export interface SessionRecord {
   reasoningTokens: number;
   costUsd: number;
   messageCount: number;
+  /** Who the session belongs to (gateway chats): the platform's user id, chat id and session key. */
+  userId?: string;
+  chatId?: string;
+  sessionKey?: string;
 }
 
 export interface NewSession {
@@ -39,6 +43,9 @@ export interface NewSession {
   cwd?: string;
   systemPrompt?: string;
   startedAt?: number;
+  userId?: string;
+  chatId?: string;
+  sessionKey?: string;
 }
 
 export interface StoredMessage {
@@ -84,6 +91,10 @@ export interface SearchOptions {
   role?: string;
   /** Sessions left out of the results (the current one). */
   excludeSessionIds?: string[];
+  /** Only sessions of this source (a gateway chat searches its own platform's sessions). */
+  source?: string;
+  /** Only sessions of this user (with `source`: one person's conversations on one platform). */
+  userId?: string;
 }
 
 export interface SearchHit {

@@ -105,6 +105,12 @@ export const TOOLSETS: Readonly<Record<string, ToolsetDef>> = {
     "API server: core tools without interactive ones",
     HERMES_CORE_TOOLS.filter((t) => t !== "clarify"),
   ),
+  // Webhook payloads are written by third parties: no terminal, files or code, whatever they say.
+  "hermes-webhook": leaf("Inbound webhooks: web and vision only", [
+    "web_search",
+    "web_extract",
+    "vision_analyze",
+  ]),
   "hermes-gateway": leaf(
     "Union of all messaging presets",
     [],

@@ -60,6 +60,9 @@ export function toSession(r: Row): SessionRecord {
     reasoningTokens: Number(r.reasoning_tokens),
     costUsd: Number(r.cost_usd),
     messageCount: Number(r.message_count),
+    ...(typeof r.user_id === "string" ? { userId: r.user_id } : {}),
+    ...(typeof r.chat_id === "string" ? { chatId: r.chat_id } : {}),
+    ...(typeof r.session_key === "string" ? { sessionKey: r.session_key } : {}),
   };
 }
 
@@ -84,6 +87,9 @@ export function newSessionRecord(s: NewSession): SessionRecord {
     reasoningTokens: 0,
     costUsd: 0,
     messageCount: 0,
+    ...(s.userId !== undefined ? { userId: s.userId } : {}),
+    ...(s.chatId !== undefined ? { chatId: s.chatId } : {}),
+    ...(s.sessionKey !== undefined ? { sessionKey: s.sessionKey } : {}),
   };
 }
 

@@ -16,6 +16,14 @@ export function runFtsSearch(
     where.push("m.role = ?");
     params.push(opts.role);
   }
+  if (opts.source !== undefined) {
+    where.push("s.source = ?");
+    params.push(opts.source);
+  }
+  if (opts.userId !== undefined) {
+    where.push("s.user_id = ?");
+    params.push(opts.userId);
+  }
   for (const id of opts.excludeSessionIds ?? []) {
     where.push("m.session_id <> ?");
     params.push(id);

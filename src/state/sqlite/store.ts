@@ -142,8 +142,9 @@ export class SqliteSessionStore implements SessionStore {
     const record = newSessionRecord(s);
     const done = this.submit({ sessionId: s.id, what: "session", session: record }, () =>
       this.st(
-        `INSERT INTO sessions (id, source, model, provider, title, parent_session_id, cwd, system_prompt, started_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO sessions (id, source, model, provider, title, parent_session_id, cwd, system_prompt, started_at,
+         user_id, chat_id, session_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         record.id,
         record.source,
@@ -154,6 +155,9 @@ export class SqliteSessionStore implements SessionStore {
         record.cwd,
         record.systemPrompt,
         record.startedAt,
+        record.userId ?? null,
+        record.chatId ?? null,
+        record.sessionKey ?? null,
       ),
     );
     return (done && this.getSession(s.id)) || record;

@@ -1,0 +1,176 @@
+/**
+ * What every route handler shares, and the pieces of wire format both OpenAI protocols use
+ * (ids, usage, how a finished run maps to an HTTP error, progress comment lines).
+ */
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RunResult } from "../agent/agent.js";
+import type { AgentEvent } from "../agent/events.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { ConversationRequest } from "./conversation.js";
+import { ApiError, sendError, startSse } from "./http.js";
+import type { ResponseStore } from "./response-store.js";
+import type { ApiRun, RunOutcome, RunPool } from "./runs.js";
+import type { ApiServerOptions } from "./settings.js";
+
+export type ApiLog = (
+  level: "info" | "warn" | "error",
+  message: string,
+  fields?: Record<string, unknown>,
+) => void;
+
+export interface RouteContext {
+  runtime: Runtime;
+  options: ApiServerOptions;
+  runs: RunPool;
+  /** Stored Responses; undefined when state.db could not be opened (storeProblem says why). */
+  responses: ResponseStore | undefined;
+  storeProblem: string | undefined;
+  log: ApiLog;
+  /** Unix seconds the server started (the model's `created`). */
+  startedAt: number;
+}
+
+export interface RouteRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Path parameters (`{id}`), already URL-decoded. */
+  params: string[];
+  url: URL;
+  /** The parsed JSON body (POST routes). */
+  body: Record<string, unknown>;
+}
+
+export type RouteHandler = (ctx: RouteContext, r: RouteRequest) => Promise<void>;
+
+/** `prefix` + 24 hex characters, unique enough for ids clients only echo back. */
+export const newId = (prefix: string): string => `${prefix}${randomBytes(12).toString("hex")}`;
+
+export const unixNow = (): number => Math.floor(Date.now() / 1000);
+
+export const SESSION_HEADER = "x-hermes-session-id";
+
+/** Chat completions' usage of a whole run (every model call of it). */
+export function chatUsage(u: RunResult["usage"]) {
+  return {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+    prompt_tokens_details: { cached_tokens: u.cacheReadTokens },
+    completion_tokens_details: { reasoning_tokens: u.reasoningTokens },
+  };
+}
+
+/** Did the run produce an answer to send? */
+export const answered = (o: RunOutcome): boolean =>
+  (o.result.status === "completed" || o.result.status === "budget_exhausted") &&
+  o.result.finalText.trim() !== "";
+
+/** The error a run without an answer ends in: 503 when the server stopped it, 502 for the model's failures. */
+export function runError(o: RunOutcome, headers: Record<string, string> = {}): ApiError {
+  if (o.stopReason === "server_stopping")
+    return new ApiError(
+      503,
+      "The API server stopped this run while shutting down",
+      "service_unavailable",
+      "server_stopping",
+      null,
+      headers,
+    );
+  if (o.result.status === "interrupted")
+    return new ApiError(499, "The run was interrupted", "server_error", "interrupted", null, headers);
+  const error = o.result.error;
+  return new ApiError(
+    502,
+    error?.message ?? "The model gave no answer",
+    "server_error",
+    error?.reason ?? "no_answer",
+    null,
+    headers,
+  );
+}
+
+/**
+ * Progress as SSE comment lines (`: tool terminal started`): clients skip comments, a human
+ * watching the stream with curl sees what the agent does. Undefined for events that show nothing.
+ */
+export function progressComment(e: AgentEvent): string | undefined {
+  switch (e.type) {
+    case "tool_start":
+      return `: tool ${e.name} started\n\n`;
+    case "tool_end":
+      return `: tool ${e.name} ${e.isError ? "failed" : "finished"} (${Math.round(e.durationMs)} ms)\n\n`;
+    case "attempt_discarded":
+      return `: attempt ${e.attempt} discarded (${e.reason}); its text above is not part of the answer\n\n`;
+    case "status":
+      return e.kind === "retry" || e.kind === "fallback" || e.kind === "compress"
+        ? `: ${e.kind}: ${e.message.replace(/\s+/g, " ")}\n\n`
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Streamed text across a run's model calls: the text of each call after the first is set apart
+ * by a blank line, so narration before a tool call does not run into the answer.
+ */
+export class StreamedText {
+  private text = "";
+  private separate = false;
+
+  /** Feeds an event; returns the text to send now, if any. */
+  handle(e: AgentEvent): string | undefined {
+    if (e.type === "turn_start") {
+      if (this.text) this.separate = true;
+      return undefined;
+    }
+    if (e.type !== "text_delta" || !e.text) return undefined;
+    const piece = this.separate ? `\n\n${e.text}` : e.text;
+    this.separate = false;
+    this.text += piece;
+    return piece;
+  }
+
+  get all(): string {
+    return this.text;
+  }
+}
+
+/**
+ * Runs a request whose answer is sent whole. Undefined when nothing is left to send: the client
+ * left, or the run ended without an answer and the error was sent.
+ */
+export async function runForAnswer(
+  ctx: RouteContext,
+  r: RouteRequest,
+  request: ConversationRequest,
+): Promise<{ outcome: RunOutcome; sessionId: string; headers: Record<string, string> } | undefined> {
+  const run = ctx.runs.start(request, () => {});
+  run.watch(r.res);
+  const outcome = await run.execute();
+  const headers = { [SESSION_HEADER]: run.sessionId };
+  if (outcome.stopReason === "client_disconnected") return undefined;
+  if (!answered(outcome)) {
+    sendError(r.res, runError(outcome, headers));
+    return undefined;
+  }
+  return { outcome, sessionId: run.sessionId, headers };
+}
+
+/** Starts a streamed run: counted, watched for the client leaving, SSE headers sent. */
+export function startStreamedRun(
+  ctx: RouteContext,
+  r: RouteRequest,
+  request: ConversationRequest,
+  onEvent: (e: AgentEvent) => void,
+): ApiRun {
+  const run = ctx.runs.start(request, onEvent);
+  run.watch(r.res);
+  startSse(r.res, { [SESSION_HEADER]: run.sessionId });
+  return run;
+}
+
+/** After a streamed run: false when the client is gone and nothing more can be sent. */
+export const clientStillThere = (o: RunOutcome, r: RouteRequest): boolean =>
+  o.stopReason !== "client_disconnected" && !r.res.destroyed;

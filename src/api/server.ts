@@ -1,0 +1,188 @@
+/**
+ * The OpenAI-compatible HTTP server (node:http, no framework): bearer-key auth, CORS for the
+ * configured origins only, a 10 MB body limit, the route table, and a shutdown that drains runs.
+ * It serves one runtime's agents; `hermes api serve` and the gateway both start it.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Runtime } from "../runtime/runtime.js";
+import type { ApiLog, RouteContext } from "./context.js";
+import { ApiError, readJsonBody, sendError, sendJson } from "./http.js";
+import { ResponseStore } from "./response-store.js";
+import { matchRoute } from "./routes.js";
+import { RunPool } from "./runs.js";
+import type { ApiServerOptions } from "./settings.js";
+
+export interface ApiServer {
+  /** Listens; resolves with the address (port 0 picks one). Rejects when the address is taken. */
+  start(): Promise<{ host: string; port: number; url: string }>;
+  /** Stops accepting, lets runs finish for up to `drainMs`, interrupts the rest, closes. Idempotent. */
+  stop(drainMs: number): Promise<void>;
+  /** Address, runs in flight, runs served, last error. */
+  status(): Record<string, unknown>;
+}
+
+export interface ApiServerDeps {
+  runtime: Runtime;
+  options: ApiServerOptions;
+  log?: ApiLog;
+}
+
+const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
+
+/** Constant-time check of `Authorization: Bearer <key>`. */
+function authorized(req: IncomingMessage, key: Buffer): boolean {
+  const header = req.headers.authorization ?? "";
+  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return m !== null && timingSafeEqual(digest(m[1]!.trim()), key);
+}
+
+/** Adds CORS headers for an allowed origin; false when the request's origin is not allowed. */
+function applyCors(req: IncomingMessage, res: ServerResponse, origins: readonly string[]): boolean {
+  const origin = req.headers.origin;
+  if (!origin) return true;
+  if (!origins.includes("*") && !origins.includes(origin)) return false;
+  res.setHeader("access-control-allow-origin", origin);
+  res.setHeader("vary", "Origin");
+  res.setHeader("access-control-expose-headers", "x-hermes-session-id, retry-after");
+  return true;
+}
+
+export function createApiServer(deps: ApiServerDeps): ApiServer {
+  const { runtime, options } = deps;
+  const log: ApiLog = deps.log ?? ((level, message, fields) => runtime.logger[level](message, fields));
+  const runs = new RunPool(runtime, options);
+  const key = digest(options.key);
+  let lastError: string | undefined;
+  let address: { host: string; port: number; url: string } | undefined;
+  let stopping: Promise<void> | undefined;
+  const ctx: RouteContext = {
+    runtime,
+    options,
+    runs,
+    responses: undefined,
+    storeProblem: undefined,
+    log,
+    startedAt: Math.floor(Date.now() / 1000),
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const corsOk = applyCors(req, res, options.corsOrigins);
+    if (req.method === "OPTIONS") {
+      if (!corsOk || !req.headers.origin)
+        throw new ApiError(
+          403,
+          "This origin is not allowed (platforms.api_server.cors_origins)",
+          "invalid_request_error",
+        );
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+        "access-control-allow-headers":
+          req.headers["access-control-request-headers"] ?? "authorization, content-type",
+        "access-control-max-age": "600",
+      });
+      res.end();
+      return;
+    }
+    const found = matchRoute(url.pathname);
+    if (!found?.route.open && !authorized(req, key))
+      throw new ApiError(
+        401,
+        "Missing or wrong API key: send it as 'Authorization: Bearer <API_SERVER_KEY>'",
+        "authentication_error",
+        "invalid_api_key",
+        null,
+        { "www-authenticate": "Bearer" },
+      );
+    if (!found) throw new ApiError(404, `No route ${url.pathname}`, "not_found_error", "unknown_route");
+    const method = req.method as keyof typeof found.route.methods;
+    const handler = found.route.methods[method];
+    if (!handler) {
+      const allow = Object.keys(found.route.methods).join(", ");
+      throw new ApiError(
+        405,
+        `${req.method} is not allowed on ${url.pathname} (allowed: ${allow})`,
+        "invalid_request_error",
+        "method_not_allowed",
+        null,
+        { allow },
+      );
+    }
+    const body = method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : {};
+    await handler(ctx, { req, res, url, params: found.params, body });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof ApiError) {
+        // Errors the client caused close the connection when its body was not read (413).
+        if (err.status === 413) res.setHeader("connection", "close");
+        sendError(res, err);
+        return;
+      }
+      lastError = (err as Error)?.message ?? String(err);
+      log("error", "api request failed", { path: req.url, message: lastError });
+      if (res.headersSent) res.end();
+      else sendJson(res, 500, new ApiError(500, `Internal error: ${lastError}`, "server_error").body());
+    });
+  });
+  // requestTimeout bounds receiving the request only: a streamed answer may run for minutes.
+
+  return {
+    start: async () => {
+      try {
+        ctx.responses = ResponseStore.open(runtime.paths.stateDb);
+      } catch (err) {
+        ctx.storeProblem = (err as Error).message;
+        log("warn", "api responses store unavailable", { message: ctx.storeProblem });
+      }
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: NodeJS.ErrnoException): void => {
+          reject(
+            new Error(
+              err.code === "EADDRINUSE"
+                ? `${options.host}:${options.port} is already in use (set platforms.api_server.port or --port)`
+                : `cannot listen on ${options.host}:${options.port}: ${err.message}`,
+            ),
+          );
+        };
+        server.once("error", onError);
+        server.listen(options.port, options.host, () => {
+          server.off("error", onError);
+          resolve();
+        });
+      }).catch((err: unknown) => {
+        ctx.responses?.close();
+        throw err;
+      });
+      const a = server.address() as AddressInfo;
+      const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+      address = { host: a.address, port: a.port, url: `http://${host}:${a.port}` };
+      log("info", "api server listening", { url: address.url });
+      return address;
+    },
+    stop: (drainMs) => {
+      stopping ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await runs.drain(drainMs);
+        server.closeAllConnections();
+        await closed;
+        ctx.responses?.close();
+        ctx.responses = undefined;
+        log("info", "api server stopped", { runs: runs.total });
+      })();
+      return stopping;
+    },
+    status: () => ({
+      url: address?.url,
+      runsInFlight: runs.inFlight,
+      runsServed: runs.total,
+      maxConcurrentRuns: options.maxConcurrentRuns,
+      ...(lastError ? { lastError } : {}),
+      ...(ctx.storeProblem ? { storeProblem: ctx.storeProblem } : {}),
+    }),
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Who may talk to the agent, decided for every inbound message before anything reaches the model.
+ * Order: the platform's allow-all flag → allowlists (config and `<PLATFORM>_ALLOWED_USERS`) →
+ * users approved by pairing → `GATEWAY_ALLOW_ALL_USERS` → deny. Webhook messages are let through:
+ * their HMAC signature was checked by the adapter. A denied DM gets a pairing code (or nothing,
+ * with `unauthorized_dm_behavior: ignore`); a denied group message never gets a reply.
+ */
+import type { HermesConfig } from "../../core/config.js";
+import type { InboundMessage } from "../types.js";
+import { PairingStore } from "./pairing-store.js";
+
+export type AuthDecision = { allowed: true } | { allowed: false; reply?: string };
+
+export interface GatewayAuthOptions {
+  home: string;
+  config: HermesConfig;
+  env: NodeJS.ProcessEnv;
+  now?: () => number;
+  log?: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Platforms whose messages were authenticated by the adapter itself (a signature). */
+const SELF_AUTHENTICATED = new Set(["webhook"]);
+
+const TRUTHY = new Set(["true", "1", "yes", "on"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class GatewayAuth {
+  private readonly config: HermesConfig;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly store: PairingStore;
+  private readonly log: NonNullable<GatewayAuthOptions["log"]>;
+
+  constructor(options: GatewayAuthOptions) {
+    this.config = options.config;
+    this.env = options.env;
+    this.store = new PairingStore({ home: options.home, ...(options.now ? { now: options.now } : {}) });
+    this.log = options.log ?? (() => {});
+  }
+
+  /** Never throws: a failure to read or write the pairing files denies, silently. */
+  check(m: InboundMessage): AuthDecision {
+    try {
+      if (this.isAllowed(m)) return { allowed: true };
+      return this.deny(m);
+    } catch (err) {
+      this.log("error", "authorization failed; message denied", {
+        platform: m.platform,
+        user: m.userId,
+        error: (err as Error).message,
+      });
+      return { allowed: false };
+    }
+  }
+
+  private isAllowed(m: InboundMessage): boolean {
+    if (SELF_AUTHENTICATED.has(m.platform)) return true;
+    const settings = this.platformSettings(m.platform);
+    if (settings.allowAll) return true;
+    if (this.allowlist(m.platform, settings.allowed).some((entry) => matches(entry, m))) return true;
+    if (this.store.isApproved(m.platform, m.userId)) return true;
+    return TRUTHY.has((this.env.GATEWAY_ALLOW_ALL_USERS ?? "").trim().toLowerCase());
+  }
+
+  private deny(m: InboundMessage): AuthDecision {
+    // Groups, channels and button presses from strangers never get an answer: a bot that replies
+    // to everyone in a group is noise, and pairing codes belong in private.
+    if (m.chatType !== "dm" || m.action) return { allowed: false };
+    if (String(this.config.unauthorized_dm_behavior).toLowerCase() !== "pair") return { allowed: false };
+    const result = this.store.requestCode(m.platform, {
+      id: m.userId,
+      ...(m.userName ? { name: m.userName } : {}),
+    });
+    switch (result.kind) {
+      case "approved":
+        return { allowed: true };
+      case "recent":
+        return { allowed: false };
+      case "full":
+        this.log("warn", "pairing request refused: too many pending codes", {
+          platform: m.platform,
+          user: m.userId,
+        });
+        return {
+          allowed: false,
+          reply: "Hi! I can't take new pairing requests right now. Please try again later.",
+        };
+      case "code":
+        this.log("info", "pairing code issued", { platform: m.platform, user: m.userId, name: m.userName });
+        return {
+          allowed: false,
+          reply: `Hi! I don't know you yet. Pairing code: ${result.code} — ask the owner to run: hermes pairing approve ${m.platform} ${result.code}`,
+        };
+    }
+  }
+
+  /**
+   * `platforms.<name>` and its `extra` block (the original kept settings in either): allow-all in
+   * either counts, and the allowlists of both add up.
+   */
+  private platformSettings(platform: string): { allowAll: boolean; allowed: unknown[] } {
+    const all = this.config.platforms as unknown as Record<string, unknown>;
+    const own = isObject(all[platform]) ? all[platform] : {};
+    const extra = isObject(own.extra) ? own.extra : {};
+    return {
+      allowAll: own.allow_all_users === true || extra.allow_all_users === true,
+      allowed: [own.allowed_users, extra.allowed_users],
+    };
+  }
+
+  private allowlist(platform: string, allowed: unknown[]): string[] {
+    const envName = `${platform.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_ALLOWED_USERS`;
+    return [...allowed.flatMap(listOf), ...listOf(this.env[envName])];
+  }
+}
+
+/** A list from config (YAML list of ids, numbers included) or a comma-separated string. */
+function listOf(value: unknown): string[] {
+  const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [];
+  return items
+    .filter((v) => typeof v === "string" || typeof v === "number")
+    .map((v) => String(v).trim())
+    .filter((v) => v.length > 0);
+}
+
+/** `@name` matches the sender's handle (any case); anything else matches the sender's id. */
+function matches(entry: string, m: InboundMessage): boolean {
+  if (entry.startsWith("@")) {
+    const handle = m.userHandle?.replace(/^@/, "").toLowerCase();
+    return handle !== undefined && handle === entry.slice(1).toLowerCase();
+  }
+  return entry === m.userId;
+}

@@ -1,0 +1,118 @@
+/**
+ * The HTTP endpoint Telegram posts updates to in webhook mode. Every request must carry the secret
+ * given to setWebhook in X-Telegram-Bot-Api-Secret-Token; an update is answered 200 only once the
+ * gateway recorded it, so Telegram redelivers anything that failed.
+ */
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Update } from "grammy/types";
+
+export interface WebhookServerOptions {
+  host: string;
+  port: number;
+  /** The path Telegram posts to (the webhook URL's path). */
+  path: string;
+  secret: string;
+  handle(update: Update): Promise<void>;
+  log(level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface WebhookServer {
+  port: number;
+  /** Stops accepting requests and waits for the ones in flight. */
+  close(): Promise<void>;
+}
+
+/** Telegram's updates are small; anything bigger is not from Telegram. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function secretMatches(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+export async function startWebhookServer(o: WebhookServerOptions): Promise<WebhookServer> {
+  const inFlight = new Set<Promise<void>>();
+  const answer = (res: ServerResponse, status: number, text: string): void => {
+    res.writeHead(status, { "content-type": "text/plain" });
+    res.end(text);
+  };
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== o.path) return answer(res, 404, "not found");
+    if (req.method !== "POST") return answer(res, 405, "method not allowed");
+    if (!secretMatches(req.headers["x-telegram-bot-api-secret-token"], o.secret)) {
+      o.log("warn", "telegram webhook: request with a wrong secret token refused", {
+        from: req.socket.remoteAddress,
+      });
+      req.resume();
+      return answer(res, 401, "unauthorized");
+    }
+    const body = await readBody(req);
+    if (body === undefined) return answer(res, 413, "too large");
+    let update: Update;
+    try {
+      update = JSON.parse(body.toString("utf8")) as Update;
+    } catch {
+      return answer(res, 400, "invalid JSON");
+    }
+    if (typeof update?.update_id !== "number") return answer(res, 400, "not an update");
+    try {
+      await o.handle(update);
+      answer(res, 200, "ok");
+    } catch (error) {
+      o.log("error", "telegram webhook: update not handled; Telegram will resend it", {
+        updateId: update.update_id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      answer(res, 500, "not handled");
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const work = onRequest(req, res).catch(() => {
+      if (!res.headersSent) answer(res, 500, "error");
+    });
+    inFlight.add(work);
+    void work.finally(() => inFlight.delete(work));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.all(inFlight);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

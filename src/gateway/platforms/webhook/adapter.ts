@@ -1,0 +1,315 @@
+/**
+ * Inbound webhooks as a gateway platform: `POST /webhooks/<route>` with a signed JSON payload
+ * becomes one message to the agent (one session per route), and the answer is POSTed to the route's
+ * `deliver.url`. Nothing reaches the agent unless the HMAC signature checks out.
+ *
+ * A webhook answer is one callback, so there is nothing to stream into: `edit()` refuses and
+ * `minEditIntervalMs` is a day, and the gateway should turn streaming off for this platform.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  type AdapterContext,
+  type InboundMessage,
+  type InboundSink,
+  type OutboundTarget,
+  type PlatformAdapter,
+  PlatformSendError,
+} from "../../types.js";
+import { parseWebhookSettings, renderPrompt, type WebhookRoute, type WebhookSettings } from "./routes.js";
+import { sign, verifySignature } from "./signature.js";
+
+const PATH = /^\/webhooks\/([^/?#]+)\/?$/;
+/** Delivery ids remembered to answer a sender's quick retry without a second turn (the ledger covers restarts). */
+const RECENT_IDS = 1024;
+
+export interface WebhookAdapter extends PlatformAdapter {
+  /** The port the server listens on (after start; useful with port 0). */
+  readonly port: number;
+}
+
+type Reply = { status: number; body: Record<string, unknown>; headers?: Record<string, string> };
+
+const firstHeader = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s?.trim() ? s.trim() : undefined;
+};
+
+class PerMinuteLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Seconds to wait when `key` is over its limit, else undefined (and the hit is counted). */
+  take(key: string, now: number): number | undefined {
+    if (this.limit <= 0) return undefined;
+    const recent = (this.hits.get(key) ?? []).filter((t) => now - t < 60_000);
+    if (recent.length >= this.limit) {
+      this.hits.set(key, recent);
+      return Math.max(1, Math.ceil((recent[0]! + 60_000 - now) / 1000));
+    }
+    recent.push(now);
+    this.hits.set(key, recent);
+    return undefined;
+  }
+}
+
+class WebhookPlatform implements WebhookAdapter {
+  readonly name = "webhook";
+  /** One answer is one callback; the ledger splits only beyond this. */
+  readonly maxMessageLength = 1_000_000;
+  /** Streaming by edits is impossible here; a day keeps any throttle from ever firing. */
+  readonly minEditIntervalMs = 86_400_000;
+
+  private server: Server | undefined;
+  private sink: InboundSink | undefined;
+  private readonly limiter: PerMinuteLimiter;
+  private readonly recentIds = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly settings: WebhookSettings,
+    private readonly log: AdapterContext["log"],
+  ) {
+    this.limiter = new PerMinuteLimiter(settings.rateLimitPerMinute);
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? this.settings.port;
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    this.sink = sink;
+    for (const route of this.settings.routes.values()) {
+      if (!route.secret) {
+        this.log(
+          "error",
+          `webhook route '${route.name}' has no secret; it refuses every request until one is set`,
+          {
+            route: route.name,
+          },
+        );
+      }
+    }
+    const server = createServer((req, res) => {
+      const work = this.handle(req, res).catch((err: unknown) => {
+        this.log("error", "webhook request failed", { error: (err as Error).message });
+        if (!res.headersSent) respond(res, { status: 500, body: { error: "internal error" } });
+      });
+      this.inFlight.add(work);
+      void work.finally(() => this.inFlight.delete(work));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (err) =>
+        reject(
+          new Error(
+            `webhook server cannot listen on ${this.settings.host}:${this.settings.port}: ${err.message}`,
+          ),
+        ),
+      );
+      server.listen(this.settings.port, this.settings.host, () => resolve());
+    });
+    this.server = server;
+    this.log("info", "webhook server listening", { host: this.settings.host, port: this.port });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await Promise.allSettled([...this.inFlight]);
+    server.closeAllConnections();
+    await closed;
+  }
+
+  async send(target: OutboundTarget, text: string): Promise<{ messageId: string }> {
+    const route = this.settings.routes.get(target.chatId);
+    const messageId = randomUUID();
+    if (!route) throw new PlatformSendError(`no webhook route named '${target.chatId}'`, false);
+    if (!route.deliver) {
+      this.log(
+        "warn",
+        `webhook route '${route.name}' has no deliver.url; the answer stays in the session only`,
+        {
+          route: route.name,
+        },
+      );
+      return { messageId };
+    }
+    const body = JSON.stringify({
+      route: route.name,
+      text,
+      session_key: `agent:main:webhook:dm:${route.name}`,
+      request_id: target.replyTo ?? null,
+    });
+    const headers: Record<string, string> = { ...route.deliver.headers, "content-type": "application/json" };
+    if (route.secret) headers["x-hermes-signature"] = sign(route.secret, body);
+    let response: Response;
+    try {
+      response = await fetch(route.deliver.url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.timeout(route.deliver.timeoutMs),
+      });
+    } catch (err) {
+      throw new PlatformSendError(
+        `webhook callback to ${route.deliver.url} failed: ${(err as Error).message}`,
+        true,
+      );
+    }
+    await response.arrayBuffer().catch(() => undefined);
+    if (!response.ok) {
+      const retryAfter = Number(response.headers.get("retry-after"));
+      throw new PlatformSendError(
+        `webhook callback to ${route.deliver.url} answered HTTP ${response.status}`,
+        response.status >= 500 || response.status === 429,
+        Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      );
+    }
+    return { messageId };
+  }
+
+  async edit(): Promise<void> {
+    throw new PlatformSendError("webhook answers are delivered once and cannot be edited", false);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "GET" && path === "/health")
+      return respond(res, { status: 200, body: { status: "ok" } });
+    const match = PATH.exec(path);
+    const route = match ? this.settings.routes.get(decodeURIComponent(match[1]!)) : undefined;
+    if (!route) return respond(res, { status: 404, body: { error: "no such webhook route" } }, req);
+    if (req.method !== "POST") {
+      return respond(res, { status: 405, body: { error: "use POST" }, headers: { allow: "POST" } }, req);
+    }
+    if (!route.secret) {
+      this.log("error", `webhook route '${route.name}' has no secret configured; request refused`, {
+        route: route.name,
+      });
+      return respond(res, { status: 403, body: { error: "this route has no secret configured" } }, req);
+    }
+    const body = await readBody(req, this.settings.maxBodyBytes);
+    if (!body) return respond(res, { status: 413, body: { error: "payload too large" } }, req);
+    if (!verifySignature(route.secret, body, req.headers)) {
+      this.log("warn", "webhook request with a missing or bad signature", { route: route.name });
+      return respond(res, { status: 401, body: { error: "missing or invalid signature" } });
+    }
+    const wait = this.limiter.take(route.name, Date.now());
+    if (wait !== undefined) {
+      return respond(res, {
+        status: 429,
+        body: { error: "rate limit exceeded" },
+        headers: { "retry-after": String(wait) },
+      });
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString("utf8"));
+    } catch {
+      return respond(res, { status: 400, body: { error: "the body is not JSON" } });
+    }
+    const event = firstHeader(req, "x-github-event") ?? firstHeader(req, "x-event-type");
+    if (route.events && !(event && route.events.includes(event))) {
+      return respond(res, { status: 200, body: { status: "ignored", event: event ?? null } });
+    }
+    const deliveryId =
+      firstHeader(req, "x-github-delivery") ??
+      firstHeader(req, "x-request-id") ??
+      `sha256-${createHash("sha256").update(body).digest("hex").slice(0, 32)}`;
+    const updateId = `${route.name}:${deliveryId}`;
+    if (this.recentIds.has(updateId)) {
+      return respond(res, { status: 200, body: { status: "duplicate", request_id: deliveryId } });
+    }
+    await this.accept(route, updateId, deliveryId, payload, event);
+    return respond(res, { status: 202, body: { status: "accepted", request_id: deliveryId } });
+  }
+
+  private async accept(
+    route: WebhookRoute,
+    updateId: string,
+    deliveryId: string,
+    payload: unknown,
+    event: string | undefined,
+  ): Promise<void> {
+    this.recentIds.add(updateId);
+    if (this.recentIds.size > RECENT_IDS) this.recentIds.delete(this.recentIds.values().next().value!);
+    const message: InboundMessage = {
+      platform: "webhook",
+      updateId,
+      chatId: route.name,
+      chatType: "dm",
+      userId: `webhook:${route.name}`,
+      userName: event ? `webhook ${route.name} (${event})` : `webhook ${route.name}`,
+      messageId: deliveryId,
+      text: asPrompt(renderPrompt(route.prompt, payload)),
+      receivedAt: Date.now(),
+    };
+    // Resolves once the gateway recorded the message: a 202 means it will not be lost.
+    await this.sink?.(message);
+  }
+}
+
+/** Payload text is third-party data: it must never act as a gateway command (`/new`, `/stop`, ...). */
+function asPrompt(text: string): string {
+  return /^\s*\//.test(text) ? `Webhook payload:\n${text}` : text;
+}
+
+/**
+ * Reads the body up to `limit` bytes; undefined when it is larger. A declared length over the limit
+ * is refused before a byte is read.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      // Stop collecting but keep the socket: the sender still gets its 413.
+      cleanup();
+      resolve(undefined);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks));
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new Error("the client closed the connection before sending the whole body"));
+    };
+    const cleanup = (): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onClose);
+      req.off("close", onClose);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onClose);
+    req.on("close", onClose);
+  });
+}
+
+/** Sends a JSON reply; with `req` (an unread or partly read body) the connection closes after it. */
+function respond(res: ServerResponse, reply: Reply, req?: IncomingMessage): void {
+  const text = JSON.stringify(reply.body);
+  const headers: Record<string, string> = { "content-type": "application/json", ...reply.headers };
+  if (req && !req.complete) headers.connection = "close";
+  res.writeHead(reply.status, headers);
+  res.end(text);
+  // Discard what is left of an unread body so the client can read the answer before the close.
+  if (req && !req.complete) req.resume();
+}
+
+/** The webhook platform (an AdapterFactory). Throws on malformed route settings. */
+export async function createWebhookAdapter(context: AdapterContext): Promise<WebhookAdapter> {
+  return new WebhookPlatform(parseWebhookSettings(context.settings, context.env), context.log);
+}

@@ -1,0 +1,422 @@
+import { randomUUID } from "node:crypto";
+import type { RunResult } from "../agent/agent.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { AgentPool } from "./agent-pool.js";
+import type { GatewayAuth } from "./auth/authorize.js";
+import { type Chat, ChatSessions, chatOf } from "./chat-sessions.js";
+import { createCommandHost } from "./command-host.js";
+import { type CommandHost, isControlCommand, parseCommand, runCommand } from "./control-commands.js";
+import { type GatewayLog, OutboundDelivery } from "./delivery.js";
+import { Lanes } from "./lanes.js";
+import type { DeliveryLedger } from "./ledger.js";
+import { ChatPrompts } from "./prompts.js";
+import { Reply } from "./reply.js";
+import { SessionRouting } from "./routing.js";
+import {
+  type BusyMode,
+  busyModeOf,
+  defaultWorkDir,
+  requireMention,
+  settlesWithin,
+  streamingFor,
+  toolsetsFor,
+} from "./runner-settings.js";
+import { sessionKeyOf } from "./session-key.js";
+import { placeAttachments, runTurn, type TurnOutput, userMessageText } from "./turn.js";
+import type { InboundMessage, InboundSink, OutboundTarget, PlatformAdapter } from "./types.js";
+
+export interface GatewayRunnerOptions {
+  /** From createRuntime({platform: "gateway", ...}). */
+  runtime: Runtime;
+  /** Already built; the runner calls start(sink) / stop(). */
+  adapters: PlatformAdapter[];
+  ledger: DeliveryLedger;
+  auth: GatewayAuth;
+  log?: GatewayLog;
+  /** Tests. */
+  now?: () => number;
+  /** Where documents users send are saved (uploads/); default: the terminal's working directory. */
+  workDir?: string;
+}
+
+export interface GatewayStatus {
+  platforms: { name: string; connected: boolean; lastError?: string }[];
+  liveSessions: number;
+  lanes: { key: string; running: boolean; queued: number }[];
+  lastError?: string;
+}
+
+/** The user message of a turn that only delivers background notices (they ride in front of it). */
+const NOTICE_PROMPT =
+  "[Background work you started has reported back (above). Tell the user briefly what came of it.]";
+
+/**
+ * The messaging gateway's core: every platform update goes through it. An update is recorded once
+ * in the delivery ledger (duplicates dropped), checked by auth before anything else sees it, keyed
+ * to its conversation, and then either answered inline (control commands, button presses) or run
+ * as a turn in its chat's lane: one chat's turns never interleave, different chats run in parallel.
+ */
+export class GatewayRunner {
+  private readonly runtime: Runtime;
+  private readonly ledger: DeliveryLedger;
+  private readonly auth: GatewayAuth;
+  private readonly log: GatewayLog;
+  private readonly now: () => number;
+  private readonly adapters = new Map<string, PlatformAdapter>();
+  private readonly deliveries = new Map<string, OutboundDelivery>();
+  private readonly connected = new Map<string, { connected: boolean; lastError?: string }>();
+  private readonly routing: SessionRouting;
+  private readonly pool: AgentPool;
+  private readonly sessions: ChatSessions;
+  private readonly lanes: Lanes;
+  private readonly prompts: ChatPrompts;
+  /** The running turn's output per chat: where its agent's events go. */
+  private readonly outputs = new Map<string, TurnOutput>();
+  private readonly busyMode: BusyMode;
+  private readonly workDir: string;
+  private draining = false;
+  /** Chats with a notice turn waiting in their lane (one is enough for any number of notices). */
+  private readonly noticeQueued = new Set<string>();
+  private lastError: string | undefined;
+
+  constructor(options: GatewayRunnerOptions) {
+    const { runtime } = options;
+    const config = runtime.config;
+    this.runtime = runtime;
+    this.ledger = options.ledger;
+    this.auth = options.auth;
+    this.log = options.log ?? (() => undefined);
+    this.now = options.now ?? Date.now;
+    this.busyMode = busyModeOf(config);
+    this.workDir = options.workDir ?? defaultWorkDir(config);
+    for (const adapter of options.adapters) {
+      this.adapters.set(adapter.name, adapter);
+      this.deliveries.set(adapter.name, new OutboundDelivery(adapter, this.ledger, { log: this.log }));
+      this.connected.set(adapter.name, { connected: false });
+    }
+    this.routing = new SessionRouting(runtime.paths.stateDb);
+    this.pool = new AgentPool({
+      maxLive: config.gateway.max_live_agents,
+      idleTtlMs: config.gateway.agent_idle_ttl * 1000,
+      now: this.now,
+      onEvict: (key, agent, reason) =>
+        this.log("info", "agent closed", { key, session: agent.sessionId, reason }),
+    });
+    this.lanes = new Lanes((key, err) => this.fault("lane job failed", err, { key }));
+    this.prompts = new ChatPrompts(config.approvals.gateway_timeout * 1000, this.log);
+    this.sessions = new ChatSessions({
+      runtime,
+      routing: this.routing,
+      pool: this.pool,
+      reset: config.session_reset,
+      now: this.now,
+      agentOptions: (chat) => this.agentOptions(chat),
+    });
+  }
+
+  /** Sends what earlier runs left unsent, re-queues their unfinished messages, then starts the adapters. */
+  async start(): Promise<void> {
+    for (const [name, delivery] of this.deliveries) {
+      try {
+        const sent = await delivery.resumePending();
+        if (sent > 0) this.log("info", "resent pending messages", { platform: name, count: sent });
+      } catch (err) {
+        this.fault("resending pending messages failed", err, { platform: name });
+      }
+    }
+    for (const m of this.ledger.unfinishedInbound()) {
+      if (!this.adapters.has(m.platform)) continue;
+      // Its answer was recorded before the stop (resumePending above sent it): never ask the model twice.
+      if (this.ledger.outbound(`${m.platform}:${m.updateId}:answer`)) {
+        this.mark(m, "done");
+        continue;
+      }
+      this.log("info", "re-running an unfinished message", { platform: m.platform, update: m.updateId });
+      this.accept(m, true);
+    }
+    await Promise.all(
+      [...this.adapters.values()].map(async (adapter) => {
+        try {
+          await adapter.start(this.sink);
+          this.connected.set(adapter.name, { connected: true });
+        } catch (err) {
+          this.connected.set(adapter.name, { connected: false, lastError: String(err) });
+          this.fault("platform failed to start", err, { platform: adapter.name });
+        }
+      }),
+    );
+  }
+
+  /**
+   * Stops taking updates, gives running turns up to `timeoutMs`, interrupts the rest and closes every
+   * agent. Messages not finished stay unfinished in the ledger: the next start runs them.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    await Promise.allSettled([...this.adapters.values()].map((a) => a.stop()));
+    for (const name of this.connected.keys()) this.connected.set(name, { connected: false });
+    const idle = this.lanes.allIdle();
+    if (!(await settlesWithin(idle, timeoutMs))) {
+      for (const { key } of this.lanes.status()) {
+        this.lanes.clear(key);
+        this.prompts.cancel(key);
+        this.pool.peek(key)?.interrupt();
+      }
+      await settlesWithin(idle, 10_000);
+    }
+    await this.pool.closeAll("gateway_stop");
+    this.routing.close();
+  }
+
+  status(): GatewayStatus {
+    return {
+      platforms: [...this.connected].map(([name, s]) => ({ name, ...s })),
+      liveSessions: this.pool.size,
+      lanes: this.lanes.status(),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
+  /** Sends `text` to a chat (hermes send, background notices), through the ledger. */
+  async notify(target: { platform: string; chatId: string; threadId?: string }, text: string): Promise<void> {
+    const delivery = this.deliveries.get(target.platform);
+    if (!delivery) throw new Error(`platform ${target.platform} is not running in this gateway`);
+    const to: OutboundTarget = {
+      chatId: target.chatId,
+      ...(target.threadId ? { threadId: target.threadId } : {}),
+    };
+    await delivery.deliver(`notify:${randomUUID()}`, to, text);
+  }
+
+  // ---- inbound ----
+
+  /** What adapters hand updates to: records the update, then processes it in the background. */
+  private readonly sink: InboundSink = async (m) => {
+    try {
+      this.accept(m, false);
+    } catch (err) {
+      this.fault("inbound update not recorded", err, { platform: m.platform, update: m.updateId });
+    }
+  };
+
+  private accept(m: InboundMessage, recorded: boolean): void {
+    const key = this.keyOf(m);
+    if (!recorded && !this.ledger.recordInbound(m, key)) return;
+    void this.process(m, key).catch((err: unknown) => {
+      this.fault("update failed", err, { key, update: m.updateId });
+      this.mark(m, "failed");
+    });
+  }
+
+  private keyOf(m: InboundMessage): string {
+    const config = this.runtime.config;
+    return sessionKeyOf(m, {
+      groupSessionsPerUser: config.group_sessions_per_user,
+      threadSessionsPerUser: config.thread_sessions_per_user,
+    });
+  }
+
+  private async process(m: InboundMessage, key: string): Promise<void> {
+    const adapter = this.adapters.get(m.platform);
+    if (!adapter) return this.mark(m, "skipped");
+    const decision = this.auth.check(m);
+    if (m.action) return this.press(adapter, m, decision.allowed);
+    if (!decision.allowed) {
+      if (decision.reply) await this.send(m, key, "auth", decision.reply);
+      return this.mark(m, "skipped");
+    }
+    if (m.chatType !== "dm" && requireMention(this.runtime, m.platform) && !m.addressed) {
+      return this.mark(m, "skipped");
+    }
+    const chat = chatOf(m, key);
+    const cmd = parseCommand(m.text);
+    if (!(cmd && isControlCommand(cmd.name)) && this.prompts.answerClarify(key, userMessageText(m))) {
+      return this.mark(m, "done");
+    }
+    let text: string | undefined;
+    if (cmd) {
+      let deferred = false;
+      const outcome = await runCommand(
+        cmd,
+        this.commandHost(chat, m, () => (deferred = true)),
+      );
+      if (outcome.kind === "reply") {
+        await this.send(m, key, "cmd", outcome.text);
+        if (!deferred) this.mark(m, "done");
+        return;
+      }
+      if (outcome.kind === "message") text = outcome.text;
+    }
+    this.submit(chat, m, text);
+  }
+
+  /** A button press: answers the prompt it belongs to (when its user may still talk to us). */
+  private async press(adapter: PlatformAdapter, m: InboundMessage, allowed: boolean): Promise<void> {
+    const data = m.action?.data ?? "";
+    const toast = !allowed
+      ? "Not allowed."
+      : ChatPrompts.isPromptButton(data)
+        ? this.prompts.press(data, m.userId)
+        : "This button is no longer active.";
+    if (m.action?.callbackId && adapter.answerAction) {
+      await adapter.answerAction(m.action.callbackId, toast).catch(() => undefined);
+    }
+    this.mark(m, allowed ? "done" : "skipped");
+  }
+
+  /** Runs a message as a turn in its chat's lane; what a busy chat does with it is `busy_mode`. */
+  private submit(chat: Chat, m: InboundMessage, text?: string, label = "message"): void {
+    const running = this.lanes.busy(chat.key) ? this.sessions.live(chat.key) : undefined;
+    if (running && this.busyMode === "steer" && text === undefined) {
+      running.steer(userMessageText(m));
+      void this.send(m, chat.key, "steer", "↪ Noted: the running answer will take it into account.");
+      this.mark(m, "done");
+      return;
+    }
+    if (running && this.busyMode === "interrupt") running.interrupt();
+    this.lanes.enqueue(
+      chat.key,
+      () => this.runMessage(chat, m, text),
+      label,
+      () => {
+        if (!this.draining) this.mark(m, "skipped");
+      },
+    );
+  }
+
+  /** One turn: the chat's agent (resumed, or new after a reset) answers the message. */
+  private async runMessage(chat: Chat, m: InboundMessage, text?: string): Promise<void> {
+    this.ledger.markInbound(m.platform, m.updateId, "processing");
+    await this.sessions.resetIfDue(chat);
+    const userText = text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], this.workDir));
+    const status = await this.runTurnOf(chat, userText, `${m.platform}:${m.updateId}`, m.messageId);
+    // A turn the drain cut short runs again at the next start.
+    if (!(this.draining && status === "interrupted")) this.mark(m, status === "failed" ? "failed" : "done");
+  }
+
+  /** Runs `text` as a turn of the chat's agent, its answer delivered under idempotency key `key`. */
+  private async runTurnOf(
+    chat: Chat,
+    text: string,
+    key: string,
+    replyTo?: string,
+  ): Promise<RunResult["status"]> {
+    const adapter = this.adapters.get(chat.platform)!;
+    const reply = new Reply({
+      delivery: this.deliveries.get(chat.platform)!,
+      adapter,
+      target: { ...chat.target, ...(replyTo ? { replyTo } : {}) },
+      key,
+      sessionKey: chat.key,
+      streaming: streamingFor(this.runtime, adapter),
+      log: this.log,
+    });
+    const lease = this.sessions.lease(chat);
+    this.outputs.set(chat.key, reply);
+    try {
+      const result = await runTurn({
+        agent: lease.agent,
+        text,
+        output: reply,
+        adapter,
+        target: chat.target,
+        typingIntervalMs: this.runtime.config.gateway.typing_interval * 1000,
+        quiet: (r) => this.draining && r.status === "interrupted",
+      });
+      this.sessions.touch(chat, lease.agent);
+      return result.status;
+    } finally {
+      this.outputs.delete(chat.key);
+      lease.release();
+    }
+  }
+
+  /**
+   * A background process or delegation finished and left a notice for the model. A running turn
+   * picks it up with its next tool result; otherwise a turn of its own tells the chat what came of it.
+   */
+  private deliverNotices(chat: Chat): void {
+    if (this.noticeQueued.has(chat.key) || this.draining) return;
+    this.noticeQueued.add(chat.key);
+    this.lanes.enqueue(
+      chat.key,
+      async () => {
+        this.noticeQueued.delete(chat.key);
+        const agent = this.sessions.live(chat.key);
+        if (!agent || agent.pendingNotices === 0) return;
+        await this.runTurnOf(chat, NOTICE_PROMPT, `${chat.platform}:notice:${randomUUID()}`);
+      },
+      "notice",
+      () => this.noticeQueued.delete(chat.key),
+    );
+  }
+
+  private commandHost(chat: Chat, m: InboundMessage, defer: () => void): CommandHost {
+    return createCommandHost({
+      chat,
+      runtime: this.runtime,
+      sessions: this.sessions,
+      lanes: this.lanes,
+      prompts: this.prompts,
+      enqueue: (text) => {
+        // The /queue message itself stays unfinished until its turn ran (a restart runs it again).
+        defer();
+        const run = () => this.runMessage(chat, m, text);
+        this.lanes.enqueue(chat.key, run, "queued", () => this.mark(m, "skipped"));
+      },
+    });
+  }
+
+  // ---- helpers ----
+
+  /** How a chat's agent is made: its owner, platform toolsets and the chat's prompts. */
+  private agentOptions(
+    chat: Chat,
+  ): ReturnType<ConstructorParameters<typeof ChatSessions>[0]["agentOptions"]> {
+    const adapter = this.adapters.get(chat.platform)!;
+    const promptChat = { key: chat.key, userId: chat.userId, target: chat.target, adapter };
+    const toolsets = toolsetsFor(this.runtime, chat.platform);
+    return {
+      listener: (e) => this.outputs.get(chat.key)?.onEvent(e),
+      options: {
+        platform: chat.platform,
+        source: chat.platform,
+        owner: { userId: chat.userId, chatId: chat.chatId, sessionKey: chat.key },
+        approve: (req) => this.prompts.askApproval(promptChat, req),
+        clarify: (req) => this.prompts.askClarify(promptChat, req),
+        ...(toolsets ? { toolsets } : {}),
+        learn: true,
+        onNotice: () => this.deliverNotices(chat),
+      },
+    };
+  }
+
+  /** A short message to the chat outside a turn (command answers, auth replies), through the ledger. */
+  private async send(m: InboundMessage, key: string, kind: string, text: string): Promise<void> {
+    const delivery = this.deliveries.get(m.platform);
+    if (!delivery) return;
+    const target: OutboundTarget = { chatId: m.chatId, ...(m.threadId ? { threadId: m.threadId } : {}) };
+    try {
+      await delivery.deliver(`${m.platform}:${m.updateId}:${kind}`, target, text, {
+        sessionKey: key,
+        format: "plain",
+      });
+    } catch (err) {
+      this.fault("reply not delivered", err, { key, kind });
+    }
+  }
+
+  private mark(m: InboundMessage, status: "done" | "skipped" | "failed"): void {
+    try {
+      this.ledger.markInbound(m.platform, m.updateId, status);
+    } catch (err) {
+      this.fault("ledger update failed", err, { update: m.updateId });
+    }
+  }
+
+  private fault(message: string, err: unknown, fields: Record<string, unknown> = {}): void {
+    const error = err instanceof Error ? err.message : String(err);
+    this.lastError = `${message}: ${error}`;
+    this.log("error", message, { ...fields, error });
+  }
+}

@@ -1,0 +1,57 @@
+import OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
+import { openaiConfig, useFakeLlm } from "../support/e2e.js";
+import type { FakeLlm } from "../support/fake-llm.js";
+import { KEY } from "./support.js";
+
+let fake: FakeLlm;
+useFakeLlm((f) => {
+  fake = f;
+});
+
+describe("hermes api serve (the built binary)", () => {
+  it("refuses to start without a key", async () => {
+    const box = sandbox(openaiConfig(fake));
+    const r = await runHermes(["api", "serve", "--port", "0"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "test-key" }),
+      cwd: box.work,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/needs a key: set API_SERVER_KEY/);
+    expect(r.stdout).toBe("");
+  });
+
+  it("serves /health and chat completions with a key, and stops cleanly on SIGTERM", async () => {
+    const box = sandbox(openaiConfig(fake));
+    const run = startHermes(["api", "serve", "--port", "0"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "test-key", API_SERVER_KEY: KEY }),
+      cwd: box.work,
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      run.child.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /API server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      run.done.then((r) => reject(new Error(`exited early: ${r.code} ${r.stderr}`)));
+    });
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200);
+    expect((await fetch(`${url}/v1/models`)).status).toBe(401);
+
+    fake.enqueue({ text: "served by the binary" });
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    const done = await client.chat.completions.create({
+      model: "hermes-agent",
+      messages: [{ role: "user", content: "hello" }],
+    });
+    expect(done.choices[0]?.message.content).toBe("served by the binary");
+
+    run.child.kill("SIGTERM");
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("SIGTERM: stopping");
+  });
+});
