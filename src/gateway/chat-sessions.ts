@@ -2,6 +2,7 @@ import type { Agent } from "../agent/agent.js";
 import type { AgentEventListener } from "../agent/events.js";
 import type { SessionResetSettings } from "../core/config-gateway.js";
 import type { NewAgentOptions, Runtime } from "../runtime/runtime.js";
+import type { SessionRecord } from "../state/store.js";
 import type { AgentPool } from "./agent-pool.js";
 import { shouldReset } from "./reset-policy.js";
 import type { RouteEntry, SessionRouting } from "./routing.js";
@@ -96,6 +97,20 @@ export class ChatSessions {
     await agent?.close(reason);
     // A chat's /model choice outlives its conversations; the next agent picks it up.
     if (model) this.pendingModels.set(key, model);
+  }
+
+  /** The chat user's own sessions on this platform, newest first (what /resume offers). */
+  ownSessions(chat: Chat, limit: number): SessionRecord[] {
+    return this.o.runtime.sessions?.listSessions({ source: chat.platform, userId: chat.userId, limit }) ?? [];
+  }
+
+  /** Switches the chat to a stored session of its user: the live agent closes, the next turn resumes `sessionId`. */
+  async switchTo(chat: Chat, sessionId: string): Promise<void> {
+    const previous = this.o.routing.get(chat.key)?.entry;
+    await this.end(chat.key, "resumed_other");
+    this.pendingModels.delete(chat.key);
+    const entry = this.entryOf(chat, { ...(previous?.model ? { model: previous.model } : {}) });
+    this.o.routing.set(chat.key, sessionId, entry, this.o.now());
   }
 
   /** Records that the chat was active now with `agent` (unless a /new replaced it meanwhile). */

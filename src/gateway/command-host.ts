@@ -41,5 +41,11 @@ export function createCommandHost(p: CommandHostParts): CommandHost {
     answerApproval: (choice) => prompts.answerApproval(key, choice),
     setTitle: (title) => sessions.setTitle(chat, title),
     setModel: (model) => sessions.setModel(chat, model),
+    ownSessions: (limit) => sessions.ownSessions(chat, limit),
+    resume: async (sessionId) => {
+      prompts.cancel(key);
+      lanes.clear(key);
+      await sessions.switchTo(chat, sessionId);
+    },
   };
 }

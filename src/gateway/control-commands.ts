@@ -34,6 +34,7 @@ const CONTROL = new Set([
   "usage",
   "title",
   "model",
+  "resume",
 ]);
 
 export const isControlCommand = (name: string): boolean => CONTROL.has(name);
@@ -62,6 +63,10 @@ export interface CommandHost {
   setTitle(title: string): string | undefined;
   /** Switches the chat's model (kept for the chat across evictions and restarts). */
   setModel(model: string): void;
+  /** This user's sessions on this platform, newest first: all /resume may reach. */
+  ownSessions(limit: number): SessionRecord[];
+  /** Continues the stored session `sessionId` in this chat from the next message on. */
+  resume(sessionId: string): Promise<void>;
 }
 
 export type CommandOutcome =
@@ -82,6 +87,7 @@ const HELP = [
   "/usage: tokens and cost of this conversation",
   "/title NAME: name this conversation",
   "/model [NAME]: show or switch the model",
+  "/resume [ID|TITLE]: list your conversations, or continue one",
   "/<skill> [args]: run a skill",
   "/help: this list",
 ].join("\n");
@@ -148,9 +154,47 @@ async function dispatch(cmd: ParsedCommand, host: CommandHost): Promise<CommandO
       if (!cmd.args) return reply(`Model: ${host.model()}`);
       host.setModel(cmd.args);
       return reply(`Model switched to ${cmd.args} for this chat.`);
+    case "resume":
+      return reply(await resume(cmd.args, host));
     default:
       return skill(cmd, host);
   }
+}
+
+/** Sessions /resume lists, and how far back it looks for a match. */
+const RESUME_LIST = 10;
+const RESUME_SEARCH = 200;
+
+/** `/resume`: lists the user's recent conversations; `/resume ID|PREFIX|TITLE` continues one of them. */
+async function resume(args: string, host: CommandHost): Promise<string> {
+  const current = host.sessionId();
+  if (!args) {
+    const mine = host.ownSessions(RESUME_LIST);
+    if (mine.length === 0) return "You have no stored conversations yet.";
+    const lines = mine.map(
+      (s) =>
+        `${s.id === current ? "▶" : "•"} ${s.id.slice(0, 8)}  ${s.title ?? "(untitled)"}  ${new Date(s.startedAt).toISOString().slice(0, 16).replace("T", " ")}`,
+    );
+    return [
+      "Your conversations (newest first):",
+      ...lines,
+      "Continue one with /resume ID or /resume TITLE.",
+    ].join("\n");
+  }
+  if (host.busy()) return "A turn is running: /stop it first.";
+  const wanted = args.trim();
+  const mine = host.ownSessions(RESUME_SEARCH);
+  const lower = wanted.toLowerCase();
+  const match =
+    mine.find((s) => s.id === wanted) ??
+    (mine.filter((s) => s.id.startsWith(wanted)).length === 1
+      ? mine.find((s) => s.id.startsWith(wanted))
+      : undefined) ??
+    mine.find((s) => s.title?.toLowerCase() === lower);
+  if (!match) return `No conversation of yours matches '${wanted}'. /resume lists them.`;
+  if (match.id === current) return "That is the current conversation.";
+  await host.resume(match.id);
+  return `↩️ Continuing ${match.title ? `"${match.title}"` : match.id.slice(0, 8)} (${match.messageCount} messages).`;
 }
 
 const answered = (choice: ApprovalChoice): string =>

@@ -155,7 +155,8 @@ export interface SessionStore {
   /** Exact id, then a unique id prefix, then the newest session with that exact title. */
   resolveSession(idOrTitle: string): SessionRecord | undefined;
   /** Newest first. */
-  listSessions(opts?: { limit?: number; source?: string }): SessionRecord[];
+  /** With `source` and `userId`: one user's sessions on one platform (a gateway chat's /resume). */
+  listSessions(opts?: { limit?: number; source?: string; userId?: string }): SessionRecord[];
   /** The session with the most recent message (or start): what `hermes -c` continues. */
   latestSession(opts?: { source?: string }): SessionRecord | undefined;
   /** Waits for the lock (bounded, like delete and prune): the answer says whether the session exists. */

@@ -54,6 +54,41 @@ describe("gateway runner: sessions", () => {
     expect(gw.t.runtime.sessions?.getSession(first)?.endedAt).not.toBeNull();
   });
 
+  it("/resume lists the user's own conversations and continues one; another user's is out of reach", async () => {
+    const gw = await g.start();
+    g.fake.setResponder((req) => ({ text: `re: ${lastUser(req)}` }));
+    await gw.adapter.say("the blue project");
+    await gw.adapter.waitForText("re: the blue project");
+    const blue = gw.routing.get(gw.dmKey())!.sessionId;
+    await gw.adapter.say("/title Blue");
+    await gw.adapter.waitForText("Title set: Blue");
+    await gw.adapter.say("/new");
+    await gw.adapter.waitForText("New conversation started");
+    await gw.adapter.say("the red project");
+    await gw.adapter.waitForText("re: the red project");
+    await gw.adapter.say("a secret of user two", { userId: "u2" });
+    await gw.adapter.waitFor(() => gw.adapter.texts("c-u2").length === 1, "user two's answer");
+    const other = gw.routing.get(gw.dmKey("u2"))!.sessionId;
+
+    await gw.adapter.say("/resume");
+    await gw.adapter.waitForText("Your conversations");
+    const listing = gw.adapter.texts().findLast((t) => t.includes("Your conversations"))!;
+    expect(listing).toContain("Blue");
+    expect(listing).toContain(blue.slice(0, 8));
+    expect(listing).not.toContain(other.slice(0, 8));
+
+    await gw.adapter.say(`/resume ${other}`);
+    await gw.adapter.waitForText("No conversation of yours matches");
+    await gw.adapter.say("/resume blue");
+    await gw.adapter.waitForText('Continuing "Blue"');
+    await gw.adapter.say("where were we?");
+    await gw.adapter.waitForText("re: where were we?");
+    expect(gw.routing.get(gw.dmKey())!.sessionId).toBe(blue);
+    const history = historyOf(requestFor(g.fake.requests, "where were we?"));
+    expect(history).toEqual(expect.arrayContaining(["the blue project", "re: the blue project"]));
+    expect(history.some((t) => t.includes("red project"))).toBe(false);
+  });
+
   it("session_reset idle: a message after the idle time starts a new session", async () => {
     let clock = Date.parse("2030-01-01T12:00:00Z");
     const gw = await g.start("session_reset:\n  mode: idle\n  idle_minutes: 30\n", { now: () => clock });

@@ -30,14 +30,22 @@ function latestContinuation(st: Statements, session: SessionRecord): SessionReco
   return current;
 }
 
-export function listSessions(st: Statements, opts: { limit?: number; source?: string }): SessionRecord[] {
+export function listSessions(
+  st: Statements,
+  opts: { limit?: number; source?: string; userId?: string },
+): SessionRecord[] {
   const limit = opts.limit ?? -1;
-  const rows = opts.source
-    ? st("SELECT * FROM sessions WHERE source = ? ORDER BY started_at DESC, rowid DESC LIMIT ?").all(
-        opts.source,
-        limit,
-      )
-    : st("SELECT * FROM sessions ORDER BY started_at DESC, rowid DESC LIMIT ?").all(limit);
+  const order = "ORDER BY started_at DESC, rowid DESC LIMIT ?";
+  const rows =
+    opts.source && opts.userId !== undefined
+      ? st(`SELECT * FROM sessions WHERE source = ? AND user_id = ? ${order}`).all(
+          opts.source,
+          opts.userId,
+          limit,
+        )
+      : opts.source
+        ? st(`SELECT * FROM sessions WHERE source = ? ${order}`).all(opts.source, limit)
+        : st(`SELECT * FROM sessions ${order}`).all(limit);
   return (rows as Row[]).map(toSession);
 }
 

@@ -173,7 +173,7 @@ export class SqliteSessionStore implements SessionStore {
     return this.getSession(idOrTitle) ?? findByPrefixOrTitle(this.st, idOrTitle);
   }
 
-  listSessions(opts: { limit?: number; source?: string } = {}): SessionRecord[] {
+  listSessions(opts: { limit?: number; source?: string; userId?: string } = {}): SessionRecord[] {
     return listSessions(this.st, opts);
   }
 
