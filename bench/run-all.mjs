@@ -24,6 +24,7 @@ for (const script of [
   "mcp.mjs",
   "tool-search.mjs",
   "api-soak.mjs",
+  "telegram-soak.mjs",
 ]) {
   execFileSync(process.execPath, [join(import.meta.dirname, script)], { stdio: "inherit" });
 }

@@ -62,9 +62,22 @@ export function estimateMessagesTokens(messages: readonly ChatMessage[]): number
   return n;
 }
 
+/**
+ * A session's tool definitions are the same objects from request to request: each one's estimate
+ * is computed once, not by serializing every schema on every model call.
+ */
+const toolEstimates = new WeakMap<ToolDefinition, number>();
+
 export function estimateToolsTokens(tools: readonly ToolDefinition[]): number {
   let n = 0;
-  for (const t of tools) n += PER_TOOL + estimateTextTokens(JSON.stringify(t.function));
+  for (const t of tools) {
+    let own = toolEstimates.get(t);
+    if (own === undefined) {
+      own = PER_TOOL + estimateTextTokens(JSON.stringify(t.function));
+      toolEstimates.set(t, own);
+    }
+    n += own;
+  }
   return n;
 }
 
