@@ -82,8 +82,10 @@ function buildProgram(setExit: (code: number) => void): Command {
         "  hermes config set model.default gpt-5   change a setting",
         "",
         "Environment: HERMES_HOME (default ~/.hermes), OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY,",
-        "OPENAI_BASE_URL, NOUS_API_KEY, HTTPS_PROXY/NO_PROXY, HERMES_TIMING=1 (startup phases on stderr).",
-        "Docs: docs/cli.md, docs/configuration.md, docs/providers.md, docs/tools.md",
+        "OPENAI_BASE_URL, NOUS_API_KEY, HTTPS_PROXY/NO_PROXY, HERMES_TIMING=1 (startup phases on stderr),",
+        "TELEGRAM_BOT_TOKEN, TELEGRAM_ALLOWED_USERS, GATEWAY_ALLOW_ALL_USERS, API_SERVER_KEY (gateway).",
+        "Docs: docs/cli.md, docs/configuration.md, docs/providers.md, docs/tools.md, docs/gateway.md,",
+        "docs/api-server.md",
         "",
       ].join("\n"),
     );
