@@ -2,8 +2,8 @@
 // Entry point. `--version` is answered here without loading the CLI; everything else loads dist/.
 // This file must parse on old Node too (no top-level await, no `?.`) so that the version check below
 // runs first there and says what to do, instead of failing on a Node 24 built-in.
-import { readFileSync } from "node:fs";
-import module from "node:module";
+// Built-ins are taken with process.getBuiltinModule(), not `import`: an ESM import of node:fs reads
+// every export, and its `promises` getter alone loads fs/promises, streams and readline (~3 MB).
 
 if (Number(process.versions.node.split(".")[0]) < 24) {
   process.stderr.write(
@@ -14,11 +14,12 @@ if (Number(process.versions.node.split(".")[0]) < 24) {
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  const { readFileSync } = process.getBuiltinModule("node:fs");
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   process.stdout.write(`${pkg.version}\n`);
   process.exit(0);
 }
-module.enableCompileCache();
+process.getBuiltinModule("node:module").enableCompileCache();
 // A run that ends within seconds never pays back V8's optimizing compilers (Maglev, TurboFan: ~10 MB
 // of peak memory and their compile threads in a one-answer run) nor a young generation grown to
 // 16 MB. Both stay off for the first seconds; a process still running then (chat, gateway) gets

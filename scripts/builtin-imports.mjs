@@ -47,6 +47,44 @@ export function rewriteBuiltinImports(source) {
   return at === 0 ? source : out + source.slice(at);
 }
 
+/**
+ * Built-ins whose named functions are bound lazily: `spawn` becomes a function that takes the module
+ * when first called. child_process (net, dgram, streams) and fs/promises (readline, streams) cost
+ * ~5-10 ms at start-up in modules that only use them later, if at all. Only plain functions are
+ * listed: a class or a constant must stay the module's own value.
+ */
+const LAZY_FUNCTIONS = new Map([
+  ["node:child_process", new Set(["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"])],
+  [
+    "node:fs/promises",
+    new Set([
+      "access",
+      "appendFile",
+      "chmod",
+      "copyFile",
+      "cp",
+      "lstat",
+      "mkdir",
+      "mkdtemp",
+      "open",
+      "opendir",
+      "readdir",
+      "readFile",
+      "readlink",
+      "realpath",
+      "rename",
+      "rm",
+      "rmdir",
+      "stat",
+      "symlink",
+      "truncate",
+      "unlink",
+      "utimes",
+      "writeFile",
+    ]),
+  ],
+]);
+
 /** `const` declarations binding what an import clause bound: the module object, or named exports. */
 function bindings(spec, clause) {
   const module = `globalThis.process.getBuiltinModule(${JSON.stringify(spec)})`;
@@ -60,8 +98,14 @@ function bindings(spec, clause) {
     .map((n) => n.split(/\s+as\s+/));
   // `{ default as x }` is the module object itself, as the default import is.
   const alias = named.find(([name]) => name === "default")?.[1];
-  const picks = named.filter(([name]) => name !== "default").map(([name, as]) => (as ? `${name}: ${as}` : name));
+  const lazy = !whole && !alias ? LAZY_FUNCTIONS.get(spec) : undefined;
   const decls = [];
+  for (const [name, as] of named) {
+    if (lazy?.has(name)) decls.push(`${as ?? name} = (...args) => ${module}.${name}(...args)`);
+  }
+  const picks = named
+    .filter(([name]) => name !== "default" && !lazy?.has(name))
+    .map(([name, as]) => (as ? `${name}: ${as}` : name));
   const bound = whole || alias;
   if (whole) decls.push(`${whole} = ${module}`);
   if (alias) decls.push(whole ? `${alias} = ${whole}` : `${alias} = ${module}`);

@@ -6,7 +6,6 @@ import { callAuxiliary } from "../llm/auxiliary.js";
 import type { ModelTarget } from "../llm/types.js";
 import { type CompleteFn, lastTurn, reviewDue, reviewTurn } from "../skills/review.js";
 import { recordSkillUse, type UsageEvent } from "../skills/usage.js";
-import { skillScreens } from "./skill-screens.js";
 
 /**
  * What the runtime does with skills as a conversation goes on: it records when skills are loaded
@@ -88,7 +87,8 @@ export function createSkillLearning(opts: SkillLearningOptions): SkillLearning {
       complete,
       skills: agent.skills,
       ...(agent.memory && agent.skills.scope()?.tools.has("memory") ? { memory: agent.memory } : {}),
-      screens: skillScreens(),
+      // Loaded here, not at start-up: command screening is 150 KB that a run without a review never uses.
+      screens: (await import("./skill-screens.js")).skillScreens(),
     });
     if (outcome.savedSkill) recordSkillUse(home, outcome.savedSkill, "create");
     if (outcome.patchedSkill) recordSkillUse(home, outcome.patchedSkill, "patch");

@@ -20,6 +20,7 @@ export function createVisionService(opts: VisionSetupOptions): VisionService {
   return {
     mainTakesImages: () => getModelInfo(main, { home }).capabilities.vision,
     toolResultsCarryImages: () => main.apiMode !== "chat_completions",
+    mainApiMode: () => main.apiMode,
     async describe(messages, signal) {
       const result = await callAuxiliary("vision", messages, {
         main,

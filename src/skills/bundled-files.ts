@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import { type Dirent, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { prebuiltParse } from "./bundled-parsed.js";
 import { isHiddenEntry, SKILL_FILE } from "./paths.js";
-import { parseSkillMd } from "./skill-file.js";
+import { type ParsedSkill, parseSkillMd, rememberParsedSkill } from "./skill-file.js";
 
 /**
  * The skills shipped with the package (`skills/<category>/<name>/` at the package root) and the
@@ -28,23 +29,33 @@ export function bundledSkillsDir(env: NodeJS.ProcessEnv = process.env): string |
   const override = env.HERMES_BUNDLED_SKILLS?.trim();
   if (override) return existsSync(override) ? override : undefined;
   if (cachedRoot !== undefined) return cachedRoot || undefined;
+  const pkg = packageRoot();
+  const skills = pkg ? join(pkg, "skills") : undefined;
+  cachedRoot = skills && existsSync(skills) ? skills : "";
+  return cachedRoot || undefined;
+}
+
+let cachedPackage: string | null | undefined;
+
+/** The package's folder (its package.json names hermes-agent), or undefined. */
+function packageRoot(): string | undefined {
+  if (cachedPackage !== undefined) return cachedPackage ?? undefined;
+  cachedPackage = null;
   // Walk up from this module: the same lookup works from src/, dist/ and the esbuild bundle.
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string };
       if (pkg.name === "hermes-agent") {
-        const skills = join(dir, "skills");
-        cachedRoot = existsSync(skills) ? skills : "";
-        return cachedRoot || undefined;
+        cachedPackage = dir;
+        break;
       }
     } catch {
       // keep walking up
     }
     dir = dirname(dir);
   }
-  cachedRoot = "";
-  return undefined;
+  return cachedPackage ?? undefined;
 }
 
 export const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
@@ -83,6 +94,21 @@ export function hashSkillFiles(dir: string): Record<string, string> {
   return files;
 }
 
+/**
+ * A bundled SKILL.md parsed, or undefined when it is invalid. The build's parse is taken when it has
+ * this exact text (see bundled-parsed.ts) and remembered for the index, which reads the installed
+ * copy of the same text next.
+ */
+function parseBundled(text: string, path: string, relDir: string): ParsedSkill | undefined {
+  const prebuilt = prebuiltParse(packageRoot(), relDir, sha256(text));
+  if (prebuilt) {
+    rememberParsedSkill(text, path, prebuilt);
+    return prebuilt;
+  }
+  const parsed = parseSkillMd(text, path);
+  return parsed.ok ? parsed.skill : undefined;
+}
+
 /** The bundled skills, found like discovery finds a home's (a folder with SKILL.md is a skill). */
 export function listBundledSkills(root: string | undefined = bundledSkillsDir()): BundledSkill[] {
   if (!root) return [];
@@ -91,14 +117,9 @@ export function listBundledSkills(root: string | undefined = bundledSkillsDir())
     if (depth > 4) return;
     const skillMd = join(dir, SKILL_FILE);
     if (dir !== root && existsSync(skillMd)) {
-      const parsed = parseSkillMd(readFileSync(skillMd, "utf8"), skillMd);
-      if (!parsed.ok) return;
-      out.push({
-        name: parsed.skill.name,
-        relDir: relative(root, dir).split(sep).join("/"),
-        dir,
-        files: hashSkillFiles(dir),
-      });
+      const relDir = relative(root, dir).split(sep).join("/");
+      const skill = parseBundled(readFileSync(skillMd, "utf8"), skillMd, relDir);
+      if (skill) out.push({ name: skill.name, relDir, dir, files: hashSkillFiles(dir) });
       return;
     }
     let names: string[];

@@ -10,19 +10,17 @@ import { disabledSkills, isVisible, type VisibilityContext } from "./visibility.
 
 export const SKILLS_INDEX_HEADER = [
   "## Skills (check before acting)",
-  "Skills are saved procedures: how this user wants certain work done, the steps that proved to",
-  "work, and the pitfalls already met. Before you reply, read the list below. If a skill fits the",
-  "task, even partly, load it with skill_view(name) first and follow it, also for tasks you could",
-  "do without it: the skill says how the work is done here, and loading one you end up not needing",
-  "costs little, while skipping one that applied repeats the mistakes it exists to prevent.",
+  "Skills are saved procedures: how this user wants work done, steps that worked, pitfalls met. If",
+  "one fits the task, even partly, load it with skill_view(name) first and follow it, even when you",
+  "could do without it: loading one costs little, skipping one repeats the mistakes it prevents.",
 ].join("\n");
 
 export const SKILLS_INDEX_FOOTER = "Go ahead without a skill only when none of them is relevant.";
 
 /** Shown when the session can write skills. */
 export const SKILLS_WRITE_GUIDANCE = [
-  "When you work out a non-obvious procedure the user is likely to need again, or a loaded skill",
-  "turns out wrong or incomplete, save or fix it with skill_manage once the task is done.",
+  "Once a task is done, save a non-obvious procedure worth reusing, or fix a loaded skill that was",
+  "wrong, with skill_manage.",
 ].join("\n");
 
 const UNCATEGORISED = "general";

@@ -138,6 +138,34 @@ function folderName(path: string): string {
  * Never throws.
  */
 export function parseSkillMd(text_: string, path: string): ParseSkillResult {
+  if (typeof text_ !== "string") return parseUncached(text_, path);
+  // A successful parse depends only on the text and the folder name (the fallback name).
+  const key = `${folderName(path)}\0${text_}`;
+  const hit = parsed.get(key);
+  if (hit) return { ok: true, skill: structuredClone(hit) };
+  const result = parseUncached(text_, path);
+  if (result.ok) remember(key, result.skill);
+  return result;
+}
+
+/** Records what parsing `text` at `path` gives (a parse done elsewhere: the build's, for bundled skills). */
+export function rememberParsedSkill(text_: string, path: string, skill: ParsedSkill): void {
+  remember(`${folderName(path)}\0${text_}`, skill);
+}
+
+function remember(key: string, skill: ParsedSkill): void {
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(key, structuredClone(skill));
+}
+
+/**
+ * Recent successful parses. The same SKILL.md is parsed twice when a home is first set up (the
+ * bundled copy by the sync, the installed copy by the index); YAML parsing is most of that cost.
+ */
+const parsed = new Map<string, ParsedSkill>();
+const PARSED_KEPT = 64;
+
+function parseUncached(text_: string, path: string): ParseSkillResult {
   const fail = (why: string): ParseSkillResult => ({ ok: false, error: `${path}: ${why}` });
   if (typeof text_ !== "string") return fail("not a text file");
   if (text_.length > MAX_SKILL_MD_CHARS) {

@@ -248,7 +248,7 @@ describe("delegate_task with real agents", () => {
       c.delegation.max_spawn_depth = 2;
     });
     const [def] = await registry.getDefinitions(["delegate_task"]);
-    expect(def!.function.description).toContain("at most 5 at once");
-    expect(def!.function.description).toContain("limited to depth 2");
+    expect(def!.function.description).toContain("(5 at once)");
+    expect(def!.function.description).toContain("to depth 2");
   });
 });

@@ -63,6 +63,28 @@ describe("imports of Node built-ins in the bundle", () => {
     expect(out.endsWith("export const n = 1;\nconst later = 'import { x } from \"node:fs\"';")).toBe(true);
   });
 
+  it("binds functions of child_process and fs/promises lazily, constants and classes eagerly", async () => {
+    const out = rewriteBuiltinImports(
+      [
+        'import { type ChildProcess, spawn, execFile as run } from "node:child_process";',
+        'import { constants, readFile } from "node:fs/promises";',
+      ].join("\n"),
+    );
+    expect(out).toBe(
+      [
+        `const spawn = (...args) => ${G("node:child_process")}.spawn(...args), run = (...args) => ${G("node:child_process")}.execFile(...args);`,
+        `const readFile = (...args) => ${G("node:fs/promises")}.readFile(...args), { constants } = ${G("node:fs/promises")};`,
+      ].join("\n"),
+    );
+    const b = bind(out, ["spawn", "run", "readFile", "constants"]);
+    expect(b.constants).toBe(fs.constants);
+    const read = b.readFile as (p: string, e: string) => Promise<string>;
+    expect(await read(import.meta.filename, "utf8")).toBe(fs.readFileSync(import.meta.filename, "utf8"));
+    const child = (b.spawn as typeof import("node:child_process").spawn)(process.execPath, ["-e", "0"]);
+    const code = await new Promise((done) => child.on("close", done));
+    expect(code).toBe(0);
+  });
+
   it("leaves a file that does not start with imports untouched", () => {
     const source = '"use strict";\nconst fs = require("node:fs");\n';
     expect(rewriteBuiltinImports(source)).toBe(source);

@@ -11,6 +11,7 @@ import {
   SESSION_SEARCH_GUIDANCE,
   TOOL_USE_ENFORCEMENT,
 } from "./texts.js";
+import { hostTimeZone } from "./time-zone.js";
 
 export interface SystemPromptInput {
   home: string;
@@ -115,7 +116,7 @@ export function buildPromptLayers(input: SystemPromptInput): PromptLayer[] {
   const now = input.now ?? new Date();
   add(
     "environment",
-    `${environmentHint(input.backend, input.environment)}\nSession started: ${now.toISOString().slice(0, 10)} (${Intl.DateTimeFormat().resolvedOptions().timeZone}).`,
+    `${environmentHint(input.backend, input.environment)}\nSession started: ${now.toISOString().slice(0, 10)} (${hostTimeZone()}).`,
   );
   const enforce =
     input.toolNames.length > 0 && needsToolUseEnforcement(input.model, input.toolUseEnforcement);

@@ -1,4 +1,4 @@
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 import type { ApprovalChoice, ApprovalRequest, ApproveFn } from "../../tools/approval/types.js";
 
 /**
@@ -64,7 +64,10 @@ export function createApprovalPrompt(opts: ApprovalPromptOptions): ApproveFn {
     const rl =
       owned ??
       (opts.input
-        ? createInterface({ input: opts.input, output: opts.output, terminal: Boolean(opts.input.isTTY) })
+        ? // node:readline loads only when a prompt is shown: `hermes -z` never asks.
+          process
+            .getBuiltinModule("node:readline")
+            .createInterface({ input: opts.input, output: opts.output, terminal: Boolean(opts.input.isTTY) })
         : undefined);
     if (!rl) return "deny";
     opts.onOpen?.();

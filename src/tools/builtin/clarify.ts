@@ -5,19 +5,17 @@ export const MAX_CLARIFY_CHOICES = 4;
 
 export const CLARIFY_SCHEMA = {
   description:
-    "Ask the user a question and wait for the answer. Use it only when the ambiguity really changes " +
-    "what you would do, or before an action that is hard to undo; otherwise make a sensible choice " +
-    "and say so. Offer up to 4 short choices when the likely answers are known; the user can always " +
-    "answer in their own words.",
+    "Ask the user and wait for the answer: only when the ambiguity changes what you would do, or " +
+    "before something hard to undo; otherwise choose sensibly and say so. choices: up to 4 likely " +
+    "answers (the user may still write their own).",
   parameters: {
     type: "object",
     properties: {
-      question: { type: "string", description: "One clear question." },
+      question: { type: "string" },
       choices: {
         type: "array",
         items: { type: "string" },
         maxItems: MAX_CLARIFY_CHOICES,
-        description: "Up to 4 suggested answers (optional).",
       },
     },
     required: ["question"],

@@ -3,25 +3,16 @@ import type { DelegateTaskSpec, HermesToolRegistry, ToolContext } from "../conte
 import type { ToolSchema } from "../registry.js";
 import { argBool, argString, toolError, toolResult } from "./util.js";
 
+/** One subagent task; the items of `tasks` repeat it without the descriptions (said once is enough). */
 const TASK_PROPERTIES = {
-  goal: { type: "string", description: "What the subagent must achieve, stated so it can work alone." },
-  context: {
-    type: "string",
-    description:
-      "Everything it needs to know: paths, findings so far, constraints. It sees nothing else of this conversation.",
-  },
-  toolsets: {
-    type: "array",
-    items: { type: "string" },
-    description:
-      "Toolsets it gets (e.g. terminal, file, web); default: your own tools minus the blocked ones.",
-  },
-  role: {
-    type: "string",
-    enum: ["leaf", "orchestrator"],
-    description: "leaf (default) works alone; orchestrator may delegate further when the depth limit allows.",
-  },
+  goal: { type: "string" },
+  context: { type: "string", description: "All it needs to know; it sees nothing else." },
+  toolsets: { type: "array", items: { type: "string" }, description: "Default: your tools." },
+  role: { type: "string", enum: ["leaf", "orchestrator"] },
 };
+
+const bare = (props: Record<string, Record<string, unknown>>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(props).map(([k, { description: _, ...rest }]) => [k, rest]));
 
 interface Limits {
   maxConcurrent: number;
@@ -30,33 +21,25 @@ interface Limits {
 }
 
 export function delegateSchema(limits: Limits): ToolSchema {
+  const depth =
+    limits.maxSpawnDepth > 1
+      ? `role orchestrator may delegate again, to depth ${limits.maxSpawnDepth}`
+      : "cannot delegate";
   return {
     description:
-      "Hand work to subagents with a fresh, separate context. Give one `goal`, or `tasks` (a list of goals) " +
-      `that run in parallel, at most ${limits.maxConcurrent} at once. Each subagent has its own conversation ` +
-      `and a budget of ${limits.maxIterations} iterations, shares your working directory, cannot ask the user ` +
-      "anything, and cannot use clarify, memory or send messages. You get back only each subagent's summary " +
-      "(what it did, files it changed, problems), not its intermediate steps. Use it for independent pieces of " +
-      "work or for tasks whose intermediate output would flood your context; do quick one-step work yourself. " +
-      `The delegation tree is limited to depth ${limits.maxSpawnDepth}` +
-      (limits.maxSpawnDepth > 1
-        ? ' (role "orchestrator" lets a subagent delegate again within it). '
-        : " (subagents cannot delegate). ") +
-      "By default this waits for every subagent; `background: true` returns an id at once and the results arrive " +
-      "later as a message.",
+      `Run subagents in fresh contexts: goal, or tasks in parallel (${limits.maxConcurrent} at once). Each ` +
+      `works alone (${limits.maxIterations} iterations, your cwd, no clarify/memory/messaging; ${depth}) ` +
+      "and returns only a summary. For independent or output-heavy work. background=true returns an id; " +
+      "results come later.",
     parameters: {
       type: "object",
       properties: {
         ...TASK_PROPERTIES,
         tasks: {
           type: "array",
-          description: "Several independent tasks to run in parallel (instead of goal).",
-          items: { type: "object", properties: TASK_PROPERTIES, required: ["goal"] },
+          items: { type: "object", properties: bare(TASK_PROPERTIES), required: ["goal"] },
         },
-        background: {
-          type: "boolean",
-          description: "Return at once with an id; the summaries are delivered on a later turn.",
-        },
+        background: { type: "boolean" },
       },
     },
   };

@@ -3,27 +3,18 @@ import { toolError, toolResult } from "./util.js";
 
 export const MEMORY_SCHEMA = {
   description:
-    "Save durable facts to persistent memory that is shown to you at the start of every future " +
-    "session. target 'memory' = your own notes (environment facts, project conventions, lessons " +
-    "learned, tool quirks); target 'user' = the user profile (name, role, preferences, communication " +
-    "style). Save what will still matter later; skip task progress and anything easy to rediscover. " +
-    "Actions: add (content), replace (old_text = a short substring unique to one entry, plus new " +
-    "content), remove (old_text). Several changes to one target can go in `operations`, applied all " +
-    "or none. Each store has a character limit: when full, consolidate (merge, shorten, remove). " +
-    "Changes are saved at once but appear in the system prompt only from the next session.",
+    "Durable memory, shown in every future session. target memory: your notes; user: the user's " +
+    "profile. add(content), replace(old_text, content), remove(old_text); old_text: a substring " +
+    "unique to one entry. operations: a batch for one target, all or none. Consolidate a full store.",
   parameters: {
     type: "object",
     properties: {
       target: { type: "string", enum: ["memory", "user"] },
       action: { type: "string", enum: ["add", "replace", "remove"] },
-      content: { type: "string", description: "The entry text (add, replace)." },
-      old_text: {
-        type: "string",
-        description: "A substring that identifies exactly one existing entry (replace, remove).",
-      },
+      content: { type: "string" },
+      old_text: { type: "string" },
       operations: {
         type: "array",
-        description: "Batch of changes applied atomically instead of action/content/old_text.",
         items: {
           type: "object",
           properties: {

@@ -1,8 +1,8 @@
-import { checkCommandApproval } from "../approval/gate.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import { truncateOutput } from "../output.js";
 import { readLogPage } from "../process/log.js";
 import { getProcessRegistry, type ProcessView } from "../process/registry.js";
+import { checkCommandApproval } from "./approval-gate.js";
 import { argInt, argString, toolError, toolResult } from "./util.js";
 
 const ACTIONS = ["list", "poll", "log", "wait", "kill", "write", "submit", "close"] as const;
@@ -16,23 +16,18 @@ const LIST_MAX = 30;
 
 export const PROCESS_SCHEMA = {
   description:
-    "Manage background processes started with terminal(background=true): list; poll (status and " +
-    "recent output); log (output lines, paged with offset/limit; default the last 200); wait (until " +
-    "it exits or timeout seconds pass); kill; write (send data to stdin); submit (data plus Enter); " +
-    "close (end stdin).",
+    "Manage terminal(background=true) processes by session_id: list, poll (status, new output), " +
+    "log (offset/limit; default the last 200 lines), wait (until exit or timeout s), kill, write " +
+    "(data to stdin), submit (data + Enter), close (stdin).",
   parameters: {
     type: "object",
     properties: {
       action: { type: "string", enum: [...ACTIONS] },
-      session_id: { type: "string", description: "The process id (proc_...); required except for list." },
-      data: { type: "string", description: "Text for write and submit." },
-      timeout: {
-        type: "integer",
-        description: "wait: seconds (default terminal.timeout, max 3600).",
-        minimum: 1,
-      },
-      offset: { type: "integer", description: "log: first line, 1-based.", minimum: 1 },
-      limit: { type: "integer", description: "log: number of lines (max 2000).", minimum: 1 },
+      session_id: { type: "string" },
+      data: { type: "string" },
+      timeout: { type: "integer", minimum: 1 },
+      offset: { type: "integer", minimum: 1 },
+      limit: { type: "integer", minimum: 1 },
     },
     required: ["action"],
   },

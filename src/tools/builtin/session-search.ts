@@ -19,30 +19,19 @@ const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).repl
 
 export const SESSION_SEARCH_SCHEMA = {
   description:
-    "Search the user's past conversations (full-text, all sessions of this profile) for something discussed " +
-    "before. Returns short snippets with session_id and message_id. To read more around a hit, call again " +
-    "with session_id + around_message_id (and optional window) instead of a query. The current session is " +
-    "excluded unless include_current is true.",
+    "Search past sessions (include_current: this one too); returns snippets with session_id and " +
+    "message_id. To read around a hit: session_id + around_message_id (+ window) instead of query.",
   parameters: {
     type: "object",
     properties: {
-      query: { type: "string", description: "Words or a phrase to find (any language; substrings work)." },
-      sort: { type: "string", enum: ["relevance", "recency"], description: "Default relevance." },
-      role: {
-        type: "string",
-        enum: ["user", "assistant", "tool"],
-        description: "Only messages of this role.",
-      },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT, description: "Max hits (default 8)." },
-      include_current: { type: "boolean", description: "Also search the current session." },
-      session_id: { type: "string", description: "With around_message_id: the session to scroll in." },
-      around_message_id: { type: "integer", description: "Show the messages around this message id." },
-      window: {
-        type: "integer",
-        minimum: 0,
-        maximum: MAX_WINDOW,
-        description: "Messages before and after (default 3).",
-      },
+      query: { type: "string" },
+      sort: { type: "string", enum: ["relevance", "recency"] },
+      role: { type: "string", enum: ["user", "assistant", "tool"] },
+      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+      include_current: { type: "boolean" },
+      session_id: { type: "string" },
+      around_message_id: { type: "integer" },
+      window: { type: "integer", minimum: 0, maximum: MAX_WINDOW },
     },
   },
 };

@@ -1,5 +1,4 @@
 import { homePaths } from "../../core/home.js";
-import { checkCommandApproval } from "../approval/gate.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import type { RunResult } from "../environments/types.js";
 import { cleanTerminalOutput, spillToFile, truncateOutput } from "../output.js";
@@ -7,6 +6,7 @@ import { getProcessRegistry } from "../process/registry.js";
 import { compilePatterns } from "../process/watch.js";
 import { type ToolOutput, textBlock } from "../result.js";
 import { skillEnv } from "../skills-service.js";
+import { checkCommandApproval } from "./approval-gate.js";
 import { argBool, argInt, toolError, toolResult } from "./util.js";
 
 const MAX_TIMEOUT_S = 3600;
@@ -16,39 +16,19 @@ const INTERRUPT_EXIT = 130;
 
 export const TERMINAL_SCHEMA = {
   description:
-    "Run a shell command (bash) and return its output and exit code. The working directory and " +
-    "exported variables persist between calls. No stdin: use non-interactive flags. Servers, " +
-    "watchers and long jobs: background=true, then the process tool. Prefer read_file, write_file, " +
-    "patch and search_files over cat/sed/grep for files. Default timeout: terminal.timeout (180 s).",
+    "Run a bash command; returns output and exit code. cwd and exports persist. No stdin: use " +
+    "non-interactive flags. Servers and long jobs: background=true, then process (notify_on_complete, " +
+    "watch_patterns: regexes). pty: for TTY programs. For files prefer the file tools.",
   parameters: {
     type: "object",
     properties: {
-      command: { type: "string", description: "Command or multi-line script to run." },
-      background: {
-        type: "boolean",
-        description: "Start it in the background and return a session_id at once (see the process tool).",
-      },
-      timeout: {
-        type: "integer",
-        description: "Seconds before the command is killed (max 3600; foreground only).",
-        minimum: 1,
-        maximum: MAX_TIMEOUT_S,
-      },
-      workdir: { type: "string", description: "Run in this directory for this call only." },
-      pty: {
-        type: "boolean",
-        description:
-          "Run in a pseudo-terminal, for programs that need a TTY. With background, answer their prompts with process submit.",
-      },
-      notify_on_complete: {
-        type: "boolean",
-        description: "Background only: you are told when the process exits.",
-      },
-      watch_patterns: {
-        type: "array",
-        items: { type: "string" },
-        description: "Background only: regexes; you are told when a new output line matches one.",
-      },
+      command: { type: "string" },
+      background: { type: "boolean" },
+      timeout: { type: "integer", description: "Seconds (foreground).", minimum: 1, maximum: MAX_TIMEOUT_S },
+      workdir: { type: "string", description: "For this call only." },
+      pty: { type: "boolean" },
+      notify_on_complete: { type: "boolean" },
+      watch_patterns: { type: "array", items: { type: "string" } },
     },
     required: ["command"],
   },

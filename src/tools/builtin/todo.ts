@@ -2,21 +2,16 @@ import type { HermesToolRegistry, TodoItem, ToolContext } from "../context.js";
 import { argBool, toolError, toolResult } from "./util.js";
 
 export const TODO_SCHEMA = {
-  description: [
-    "Your task list for this session: plan and track multi-step work. Call with no arguments to read it.",
-    "Use it for tasks of 3+ steps, several requests at once, or when you need a plan; skip it for simple requests.",
-    "- merge=false (default) replaces the whole list with `todos`; merge=true updates items by id and appends new ones.",
-    "- Mark the first item in_progress right away and work on it; keep only ONE item in_progress.",
-    "- Mark items completed as soon as they are done; if one fails, mark it cancelled and add a revised item.",
-    "- Do not add test or verify items unless the user asks. Update the list quietly alongside your work.",
-    "Every call returns the full current list.",
-  ].join("\n"),
+  description:
+    "Task list for work of 3+ steps; skip it for simple requests. No arguments: read it. todos " +
+    "replaces the list (merge=true: update by id, append new). Keep ONE item in_progress, from the " +
+    "start; mark completed when done; a failed one cancelled plus a revised item. No test/verify " +
+    "items unless asked.",
   parameters: {
     type: "object",
     properties: {
       todos: {
         type: "array",
-        description: "Items to write. Order is priority.",
         items: {
           type: "object",
           properties: {
@@ -27,7 +22,7 @@ export const TODO_SCHEMA = {
           required: ["id"],
         },
       },
-      merge: { type: "boolean", description: "Update by id instead of replacing the list." },
+      merge: { type: "boolean" },
     },
   },
 };

@@ -3,6 +3,20 @@
  * (models send numbers as strings and booleans as "true").
  */
 
+/**
+ * A handler whose module is imported on its first call: a tool family registers its schema at
+ * start-up and loads its implementation only when a model uses it.
+ */
+export function lazyHandler<Args, Ctx, Out>(
+  load: () => Promise<(args: Args, ctx: Ctx) => Promise<Out> | Out>,
+): (args: Args, ctx: Ctx) => Promise<Out> {
+  let handler: Promise<(args: Args, ctx: Ctx) => Promise<Out> | Out> | undefined;
+  return async (args, ctx) => {
+    handler ??= load();
+    return (await handler)(args, ctx);
+  };
+}
+
 /** A tool error the model can act on. */
 export function toolError(message: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ error: message, ...extra });

@@ -9,6 +9,7 @@ import type { ToolContext } from "../context.js";
 import type { ToolRegistration } from "../registry.js";
 import type { ToolResult } from "../result.js";
 import { textBlock } from "../result.js";
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits, imageLimitsFor } from "./media/image-prepare.js";
 import { dataUrl, type LoadedImage, loadImage } from "./media/image-source.js";
 import { argString, toolError, toolResult } from "./util.js";
 import { guardOptionsFromSecurity } from "./web/website-policy.js";
@@ -22,6 +23,8 @@ export interface VisionService {
   mainTakesImages(): boolean;
   /** The main model's protocol carries images in tool results (chat completions carries text only). */
   toolResultsCarryImages(): boolean;
+  /** The main model's wire protocol, which sets the image size limits of the native route. */
+  mainApiMode?(): string;
   describe(
     messages: ChatMessage[],
     signal?: AbortSignal,
@@ -44,7 +47,8 @@ export function attachNatively(
 }
 
 const describeLabel = (image: LoadedImage): string =>
-  `${image.width}x${image.height} ${image.mimeType.slice(6).toUpperCase()} from ${image.source}`;
+  `${image.width}x${image.height} ${image.mimeType.slice(6).toUpperCase()} from ${image.source}` +
+  (image.scaledFrom ? ` (scaled down from ${image.scaledFrom.width}x${image.scaledFrom.height})` : "");
 
 /** One user message asking the vision model `question` about `image`. */
 function askMessages(image: LoadedImage, question: string): ChatMessage[] {
@@ -59,10 +63,14 @@ function askMessages(image: LoadedImage, question: string): ChatMessage[] {
   ];
 }
 
-const loadOptions = (ctx: ToolContext) => ({
+const NO_VISION =
+  "No vision model is available: the main model takes no images and no auxiliary vision model is set.";
+
+const loadOptions = (ctx: ToolContext, limits: ImageLimits) => ({
   cwd: ctx.env.getCwd(),
   guard: guardOptionsFromSecurity(ctx.config.security, ctx.home),
   signal: ctx.signal,
+  limits,
 });
 
 export function visionRegistration(
@@ -75,13 +83,12 @@ export function visionRegistration(
     emoji: "👁️",
     parallelSafe: true,
     schema: {
-      description:
-        "Look at an image and answer a question about it. Accepts a file path, an http(s) URL or a data URL (PNG, JPEG, GIF, WebP).",
+      description: "Answer a question about an image (file path, http(s) URL or data URL).",
       parameters: {
         type: "object",
         properties: {
-          image_url: { type: "string", description: "Path, URL or data URL of the image." },
-          question: { type: "string", description: "What to find out from the image." },
+          image_url: { type: "string" },
+          question: { type: "string" },
         },
         required: ["image_url", "question"],
       },
@@ -92,10 +99,14 @@ export function visionRegistration(
       const question = argString(args, "question")?.trim();
       if (!source) return toolError("image_url is required");
       if (!question) return toolError("question is required");
-      const loaded = await loadImage(source, loadOptions(ctx));
+      const native = attachNatively(ctx.config, service);
+      if (!native && !service) return toolError(NO_VISION);
+      // The auxiliary model's provider is not known here: its images get the strictest limits.
+      const limits = native ? imageLimitsFor(service?.mainApiMode?.()) : DEFAULT_IMAGE_LIMITS;
+      const loaded = await loadImage(source, loadOptions(ctx, limits));
       if (!loaded.ok) return toolError(loaded.error);
       const image = loaded.image;
-      if (attachNatively(ctx.config, service)) {
+      if (native) {
         const note = toolResult({
           success: true,
           image: describeLabel(image),
@@ -108,10 +119,7 @@ export function visionRegistration(
           ],
         };
       }
-      if (!service)
-        return toolError(
-          "No vision model is available: the main model takes no images and no auxiliary vision model is set.",
-        );
+      if (!service) return toolError(NO_VISION);
       const answer = await service.describe(askMessages(image, question), ctx.signal);
       if (!answer.ok) return toolError(`The vision model could not answer: ${answer.error}`);
       return toolResult({ success: true, image: describeLabel(image), analysis: answer.text });

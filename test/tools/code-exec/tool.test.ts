@@ -373,17 +373,16 @@ describe("execute_code (JavaScript)", () => {
 });
 
 describe("execute_code schema", () => {
-  it("lists only the script-callable tools of the session, with their arguments", async () => {
+  it("lists only the script-callable tools of the session (their arguments are the tools' own)", async () => {
     h = await createCodeExecHarness();
     const [def] = (
       await h.registry.getDefinitions(["execute_code", "read_file", "terminal", "process"])
     ).filter((d) => d.function.name === "execute_code");
     const text = def!.function.description;
-    expect(text).toContain("read_file(path, offset?, limit?)");
-    expect(text).toContain("terminal(command, timeout?, workdir?)");
+    expect(text).toContain("Functions (the tools' arguments): read_file, terminal.");
     expect(text).not.toContain("write_file");
-    expect(text).not.toContain("process(");
-    expect(text).toContain("300 s, 50 tool calls");
+    expect(text).not.toContain("process");
+    expect(text).toContain("300 s, 50 calls");
     const alone = await h.registry.getDefinitions(["execute_code"]);
     expect(alone[0]!.function.description).toContain("none in this session");
   });

@@ -285,14 +285,12 @@ describe("web_search availability and description", () => {
   it("is offered without keys: DuckDuckGo is the keyless fallback", async () => {
     const h = await withBackend("");
     expect(await h.registry.isAvailable("web_search")).toBe(true);
-    expect(await description(h)).toContain("DuckDuckGo without a key (up to 10 results");
+    expect(await description(h)).toContain("Backend: DuckDuckGo (max 10 results");
   });
 
   it("prefers a keyed service when its key is set", async () => {
     const h = await withBackend("", { TAVILY_API_KEY: "k", BRAVE_SEARCH_API_KEY: "k" });
-    expect(await description(h)).toContain(
-      "Backend: Tavily (up to 20 results; every query spends API credits)",
-    );
+    expect(await description(h)).toContain("Backend: Tavily (max 20 results; each query costs credits)");
   });
 
   it.each([
@@ -310,9 +308,7 @@ describe("web_search availability and description", () => {
   it("names the backend's limits and points at web_extract", async () => {
     const h = await withBackend("brave", { BRAVE_SEARCH_API_KEY: "k" });
     const text = await description(h);
-    expect(text).toContain(
-      "Brave Search API (up to 20 results; the free plan allows about one query per second)",
-    );
+    expect(text).toContain("Brave (max 20 results; free plan: about 1 query/s)");
     expect(text).toContain("web_extract");
   });
 });

@@ -9,11 +9,10 @@ import type { Browser } from "playwright-core";
 import type { HermesConfig } from "../../../core/config.js";
 import type { ChatMessage } from "../../../llm/types.js";
 import type { Resolver } from "../web/url-guard.js";
-import { checkUrl } from "../web/url-guard.js";
 import { guardOptionsFromSecurity } from "../web/website-policy.js";
 import type { UrlChecker } from "./guard.js";
-import { type BrowserHandle, connectChrome, launchChromium } from "./launch.js";
-import { BrowserSession } from "./session.js";
+import type { BrowserHandle } from "./launch.js";
+import type { BrowserSession } from "./session.js";
 import { type BrowserSettings, findChromium, unavailableReason } from "./settings.js";
 
 /**
@@ -92,6 +91,8 @@ export class BrowserManager {
   }
 
   private async start(): Promise<BrowserHandle> {
+    // Launching, the page session and the URL guard load with the first browser call.
+    const { connectChrome, launchChromium } = await import("./launch.js");
     const cdp = this.cdpUrl;
     let handle: BrowserHandle;
     if (cdp) {
@@ -123,6 +124,7 @@ export class BrowserManager {
     const guard = guardOptionsFromSecurity(scope.config.security, scope.home);
     const resolve = this.options.resolve;
     return async (url) => {
+      const { checkUrl } = await import("../web/url-guard.js");
       const r = await checkUrl(url, { ...guard, ...(resolve ? { resolve } : {}) });
       return r.ok ? { ok: true } : { ok: false, reason: r.reason };
     };
@@ -145,6 +147,7 @@ export class BrowserManager {
     const slash = scope.taskId.lastIndexOf("/");
     const parent = slash > 0 ? this.sessions.get(scope.taskId.slice(0, slash)) : undefined;
     const storageState = parent ? await parent.context.storageState().catch(() => undefined) : undefined;
+    const { BrowserSession } = await import("./session.js");
     const session = await BrowserSession.open(browser, {
       check: this.checker(scope),
       downloadsDir: join(scope.workDir, "downloads"),

@@ -2,103 +2,84 @@
 import type { ToolSchema } from "../../registry.js";
 
 /** Dropped from browser_navigate's description when web_extract is not offered. */
-export const PREFER_WEB_EXTRACT =
-  " To just read a page, web_extract is faster and cheaper; use the browser to interact or for pages that need JavaScript.";
+export const PREFER_WEB_EXTRACT = " To just read a page, web_extract is cheaper.";
 
-const REF = { type: "string", description: "An element ref from the latest snapshot, e.g. @e5." };
+const REF = { type: "string" };
 const none = { type: "object", properties: {} };
 
 export const BROWSER_SCHEMAS: Readonly<Record<string, ToolSchema>> = {
   browser_navigate: {
-    description: `Open a URL in the browser (starts it if needed) and return a snapshot of the page with element refs (@e1, @e2, ...) for the other browser tools.${PREFER_WEB_EXTRACT}`,
-    parameters: {
-      type: "object",
-      properties: { url: { type: "string", description: "http(s) URL to open." } },
-      required: ["url"],
-    },
+    description: `Open a URL in the browser; returns a snapshot with element refs (@e1, ...).${PREFER_WEB_EXTRACT}`,
+    parameters: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
   },
   browser_snapshot: {
     description:
-      "The current page as an accessibility tree: roles, names and text, each interactive element with a ref (@eN) on its line. Refs stay valid until the page navigates. Long snapshots are shortened with a note. Open JavaScript dialogs are reported here.",
+      "The page's accessibility tree with element refs (@eN, valid until navigation) and open dialogs.",
     parameters: {
       type: "object",
-      properties: {
-        full: { type: "boolean", description: "Include link URLs and uncut text (default false: compact)." },
-      },
+      properties: { full: { type: "boolean", description: "Link URLs and uncut text." } },
     },
   },
   browser_click: {
-    description: "Click an element by its ref from the snapshot.",
+    description: "Click an element.",
     parameters: { type: "object", properties: { ref: REF }, required: ["ref"] },
   },
   browser_type: {
-    description:
-      "Replace the text of an input field by its ref (the field is cleared first); on a dropdown, select the option with that label.",
+    description: "Replace an input's text, or pick a dropdown option by label.",
     parameters: {
       type: "object",
-      properties: { ref: REF, text: { type: "string", description: "The text to enter." } },
+      properties: { ref: REF, text: { type: "string" } },
       required: ["ref", "text"],
     },
   },
   browser_press: {
-    description:
-      "Press a key on the focused element, e.g. Enter to submit, Tab, Escape, ArrowDown, Control+a.",
-    parameters: {
-      type: "object",
-      properties: { key: { type: "string", description: "Key name (Playwright syntax)." } },
-      required: ["key"],
-    },
+    description: "Press a key (Playwright name, e.g. Enter, Control+a).",
+    parameters: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
   },
   browser_scroll: {
-    description: "Scroll the page by most of a screen, to bring more content into view.",
+    description: "Scroll by most of a screen.",
     parameters: {
       type: "object",
       properties: { direction: { type: "string", enum: ["up", "down"] } },
       required: ["direction"],
     },
   },
-  browser_back: { description: "Go back to the previous page in the browser's history.", parameters: none },
-  browser_get_images: { description: "List the page's images: URL, alt text and size.", parameters: none },
+  browser_back: { description: "Go back in history.", parameters: none },
+  browser_get_images: { description: "List the page's images (URL, alt, size).", parameters: none },
   browser_vision: {
-    description:
-      "Take a screenshot of the page and have a vision model answer a question about it: for layouts, charts, CAPTCHAs, or whatever the text snapshot misses. Returns the answer and the screenshot's path.",
+    description: "Ask about a screenshot of the page; returns the answer and the image path.",
     parameters: {
       type: "object",
       properties: {
-        question: { type: "string", description: "What you want to know about what the page shows." },
-        annotate: {
-          type: "boolean",
-          description: "Label interactive elements [N] in the screenshot; [N] is ref @eN.",
-        },
+        question: { type: "string" },
+        annotate: { type: "boolean", description: "Label elements [N] (= ref @eN)." },
       },
       required: ["question"],
     },
   },
   browser_console: {
-    description:
-      "The page's console messages and uncaught JavaScript errors; with `expression`, evaluate JavaScript in the page and return its value (JSON).",
+    description: "Console messages and JS errors; expression: evaluate JS in the page.",
     parameters: {
       type: "object",
       properties: {
-        clear: { type: "boolean", description: "Empty the message buffers after reading." },
-        expression: { type: "string", description: "JavaScript expression, e.g. document.title." },
+        clear: { type: "boolean" },
+        expression: { type: "string" },
       },
     },
   },
   browser_dialog: {
-    description: "Answer the JavaScript alert, confirm or prompt dialog that blocks the page.",
+    description: "Accept or dismiss the JS dialog blocking the page.",
     parameters: {
       type: "object",
       properties: {
         action: { type: "string", enum: ["accept", "dismiss"] },
-        prompt_text: { type: "string", description: "Text to enter in a prompt dialog before accepting." },
+        prompt_text: { type: "string" },
       },
       required: ["action"],
     },
   },
   browser_close: {
-    description:
-      "Close this task's browser (its pages, cookies and storage). The next browser call starts a fresh one.",
+    description: "Close the browser (pages, cookies, storage).",
     parameters: none,
   },
 };

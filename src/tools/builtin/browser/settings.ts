@@ -48,8 +48,11 @@ export function browserSettings(config: HermesConfig | undefined): BrowserSettin
 
 function isExecutable(path: string): boolean {
   try {
+    // Most candidates do not exist: a stat that does not throw for them is far cheaper than the
+    // exception accessSync builds (the search tries every name in every PATH folder, at start-up).
+    if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return false;
     accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
+    return true;
   } catch {
     return false;
   }

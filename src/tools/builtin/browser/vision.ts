@@ -4,6 +4,8 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DEFAULT_IMAGE_LIMITS, prepareImage } from "../media/image-prepare.js";
+import { sniffImage } from "../media/image-source.js";
 import type { SideModelCall } from "./manager.js";
 import type { BrowserSession } from "./session.js";
 
@@ -59,6 +61,11 @@ export async function lookAtPage(
   await writeFile(screenshotPath, shot);
   if (!opts.sideModel)
     return { screenshotPath, labelled, error: "No vision model is available to look at the screenshot." };
+  // The same preparation as vision_analyze's: a large viewport (or device scale) is scaled down.
+  const prepared = await prepareImage(shot, sniffImage(shot), DEFAULT_IMAGE_LIMITS);
+  if (!prepared.ok)
+    return { screenshotPath, labelled, error: `The screenshot cannot be sent: ${prepared.error}` };
+  const image = prepared.image;
   const labels = annotate
     ? " Interactive elements are outlined in red and labelled [N]; label [N] is the element the agent uses as @eN."
     : "";
@@ -72,7 +79,10 @@ export async function lookAtPage(
             type: "text",
             text: `This is a screenshot of the web page ${session.url}.${labels} Answer precisely from what is visible.\n\nQuestion: ${question}`,
           },
-          { type: "image_url", image_url: { url: `data:image/jpeg;base64,${shot.toString("base64")}` } },
+          {
+            type: "image_url",
+            image_url: { url: `data:${image.mimeType};base64,${image.data.toString("base64")}` },
+          },
         ],
       },
     ],

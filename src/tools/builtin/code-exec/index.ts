@@ -4,39 +4,30 @@ import type { ToolSchema } from "../../registry.js";
 import { argString, toolError } from "../util.js";
 import { findPython, scriptEnv } from "./env.js";
 import { codeExecSettings, MAX_STDOUT_BYTES } from "./limits.js";
-import { runScript, type ScriptLanguage } from "./run.js";
-import { refusal, sandboxArgs, sandboxTools, signature, stubSpec } from "./sandbox-tools.js";
+import type { ScriptLanguage } from "./run.js";
+import { refusal, sandboxArgs, sandboxTools, stubSpec } from "./sandbox-tools.js";
 
 export const WINDOWS_REFUSAL =
   "execute_code is not available on Windows; make the tool calls one by one instead.";
 
-/** The tool's schema for a session whose script-callable tools are `tools` (with their signatures). */
-export function executeCodeSchema(signatures: readonly string[], config?: HermesConfig): ToolSchema {
+/** The tool's schema for a session whose scripts may call `tools` (their arguments are the tools' own). */
+export function executeCodeSchema(tools: readonly string[], config?: HermesConfig): ToolSchema {
   const { timeoutSeconds, maxToolCalls } = codeExecSettings(config);
-  const list =
-    signatures.length > 0 ? signatures.join(", ") : "none in this session (plain computation only)";
+  const list = tools.length > 0 ? tools.join(", ") : "none in this session (plain computation only)";
   return {
     description:
-      "Run a Python 3 script (or JavaScript with language=javascript) that calls tools from code; only what it " +
-      "prints comes back to you. Use it for 3+ tool calls with logic in between: loops over files or search " +
-      "results, filtering big outputs down, branching on results. Use normal tool calls for a single step or " +
-      "when you need to read a full result yourself.\n" +
-      "Python: `from hermes_tools import read_file, ...`; JavaScript: `import { read_file } from " +
-      '"hermes_tools"` (async: await each call, pass one object of arguments). Functions here: ' +
-      `${list}. Each returns the tool's result parsed from JSON (a dict with "error" when it failed); ` +
-      "terminal runs in the foreground only. Standard library only; each run starts fresh. " +
-      `Limits: ${timeoutSeconds} s, ${maxToolCalls} tool calls, ${MAX_STDOUT_BYTES / 1000} KB of printed ` +
-      "output: print a compact result.",
+      "Run a Python 3 (or language=javascript) script that calls tools; only what it prints comes back. " +
+      "For 3+ tool calls with logic between. " +
+      'Python: `from hermes_tools import read_file`; JS: `import { read_file } from "hermes_tools"` ' +
+      `(await; one args object). Functions (the tools' arguments): ${list}. Results come parsed ` +
+      '("error" on failure); terminal: foreground only. Stdlib only. ' +
+      `Limits: ${timeoutSeconds} s, ${maxToolCalls} calls, ${MAX_STDOUT_BYTES / 1000} KB printed.`,
     parameters: {
       type: "object",
       properties: {
-        code: { type: "string", description: "The script. Print the result to stdout." },
-        language: { type: "string", enum: ["python", "javascript"], description: "Default python." },
-        timeout: {
-          type: "integer",
-          minimum: 1,
-          description: `Seconds before the script is killed (default and maximum ${timeoutSeconds}).`,
-        },
+        code: { type: "string" },
+        language: { type: "string", enum: ["python", "javascript"] },
+        timeout: { type: "integer", minimum: 1, description: `Seconds (max ${timeoutSeconds}).` },
       },
       required: ["code"],
     },
@@ -71,6 +62,8 @@ export async function executeCodeTool(
   const exposed = sandboxTools(service.available());
   // The project's directory in project mode on the local backend; otherwise the script's temp dir.
   const project = settings.mode === "project" && ctx.env.backend === "local";
+  // The runner (RPC server, interpreter launch, the tool stubs) loads with the first script.
+  const { runScript } = await import("./run.js");
   const outcome = await runScript({
     language,
     code,
@@ -100,11 +93,7 @@ export function registerCodeExecTool(registry: HermesToolRegistry, config?: Herm
     toolset: "code_execution",
     schema: executeCodeSchema([], config),
     // The description names the functions this session's scripts can actually call.
-    dynamicSchemaOverrides: (available) =>
-      executeCodeSchema(
-        sandboxTools(available).map((n) => signature(stubSpec(n, registry.get(n)!.schema))),
-        config,
-      ),
+    dynamicSchemaOverrides: (available) => executeCodeSchema(sandboxTools(available), config),
     handler: (args, ctx) => executeCodeTool(registry, args, ctx),
     checkFn: () => process.platform !== "win32",
     emoji: "🐍",

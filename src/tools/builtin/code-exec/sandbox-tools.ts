@@ -73,8 +73,3 @@ export function refusal(name: string, exposed: readonly string[], registered: bo
     return `Tool '${name}' is not enabled in this session. Available in this script: ${list}.`;
   return `Tool '${name}' cannot be called from execute_code; call it as a normal tool instead.`;
 }
-
-/** `read_file(path, offset?, limit?)` lines for the tool description. */
-export function signature(spec: StubSpec): string {
-  return `${spec.name}(${spec.params.map((p) => (p.required ? p.name : `${p.name}?`)).join(", ")})`;
-}

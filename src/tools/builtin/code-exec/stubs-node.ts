@@ -3,7 +3,7 @@ import type { StubSpec } from "./sandbox-tools.js";
 /**
  * The RPC client for JavaScript: one connection, requests in flight keyed by id (so Promise.all
  * works), unref'd while idle so a finished script exits. Functions take one object of named
- * arguments, or positional arguments in the order of the description's signature.
+ * arguments, or positional arguments in the tool's parameter order (required ones first).
  */
 const RUNTIME = `import { createConnection } from "node:net";
 

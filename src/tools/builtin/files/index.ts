@@ -1,10 +1,14 @@
 import type { HermesToolRegistry, ToolContext } from "../../context.js";
 import type { ToolHandler } from "../../registry.js";
-import { toolError } from "../util.js";
-import { handlePatch, PATCH_SCHEMA } from "./patch.js";
+import { lazyHandler, toolError } from "../util.js";
 import { handleReadFile, READ_FILE_SCHEMA } from "./read.js";
-import { handleSearchFiles, SEARCH_FILES_SCHEMA } from "./search.js";
-import { handleWriteFile, WRITE_FILE_SCHEMA } from "./write.js";
+import { PATCH_SCHEMA, SEARCH_FILES_SCHEMA, WRITE_FILE_SCHEMA } from "./schemas.js";
+
+// Writing (with its syntax check), patching (fuzzy matching, diff formats) and searching (ripgrep,
+// the JS fallback) load with their first call; read_file, the common one, is here from the start.
+const handleWriteFile = lazyHandler(async () => (await import("./write.js")).handleWriteFile);
+const handlePatch = lazyHandler(async () => (await import("./patch.js")).handlePatch);
+const handleSearchFiles = lazyHandler(async () => (await import("./search.js")).handleSearchFiles);
 
 /** File-system failures (permissions, full disk) become errors the model can read, not crashes. */
 function guarded(handler: ToolHandler<ToolContext>): ToolHandler<ToolContext> {

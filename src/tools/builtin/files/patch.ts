@@ -7,25 +7,6 @@ import { applyReplace } from "./replace.js";
 import { STRATEGY_LABELS } from "./strategies.js";
 import { newSyntaxWarnings } from "./syntax-check.js";
 
-export const PATCH_SCHEMA = {
-  description:
-    "Edit files. mode=replace (default): replace old_string with new_string in path; old_string must " +
-    "match exactly once unless replace_all (whitespace, indentation, typography and escaping " +
-    "differences are tolerated when unambiguous). mode=patch: apply a unified diff or '*** Begin Patch' " +
-    "block that may add, modify or delete several files. Returns a unified diff of the change.",
-  parameters: {
-    type: "object",
-    properties: {
-      mode: { type: "string", enum: ["replace", "patch"], description: "Default replace." },
-      path: { type: "string", description: "File to edit (replace mode)." },
-      old_string: { type: "string", description: "Exact text to replace, with enough context to be unique." },
-      new_string: { type: "string", description: "Replacement text (may be empty)." },
-      replace_all: { type: "boolean", description: "Replace every occurrence (default false)." },
-      patch: { type: "string", description: "Patch text (patch mode)." },
-    },
-  },
-};
-
 async function handleReplace(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const rawPath = argString(args, "path");
   if (!rawPath) return toolError("path is required in replace mode.");

@@ -18,15 +18,13 @@ const MAX_LINE_CHARS = 2000;
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export const READ_FILE_SCHEMA = {
-  description:
-    "Read a text file. Returns lines as LINE_NUMBER|content, paged with offset/limit; next_offset is " +
-    "set when more lines remain.",
+  description: "Read a text file as LINE_NUMBER|content lines; next_offset is set when more remain.",
   parameters: {
     type: "object",
     properties: {
-      path: { type: "string", description: "File path (relative to the working directory, ~ allowed)." },
-      offset: { type: "integer", description: "First line to read, 1-based (default 1).", minimum: 1 },
-      limit: { type: "integer", description: "Lines to read (default 500, max 2000).", maximum: MAX_LIMIT },
+      path: { type: "string" },
+      offset: { type: "integer", minimum: 1 },
+      limit: { type: "integer", description: "Default 500.", maximum: MAX_LIMIT },
     },
     required: ["path"],
   },

@@ -26,33 +26,6 @@ function fitLines(lines: string[]): string[] {
   return lines.slice(0, n);
 }
 
-export const SEARCH_FILES_SCHEMA = {
-  description:
-    "Search file contents by regex (target=content, default) or find files by name glob " +
-    "(target=files, newest first; use instead of ls/find). Respects .gitignore; paged with limit/offset.",
-  parameters: {
-    type: "object",
-    properties: {
-      pattern: {
-        type: "string",
-        description: "Regex for content; glob for files (e.g. '*.ts', '**/test_*.py').",
-      },
-      target: { type: "string", enum: ["content", "files"], description: "Default content." },
-      path: { type: "string", description: "Directory or file to search (default: working directory)." },
-      file_glob: { type: "string", description: "Only search files matching this glob (e.g. '*.py')." },
-      limit: { type: "integer", description: "Max results (default 50)." },
-      offset: { type: "integer", description: "Results to skip, for paging (default 0)." },
-      output_mode: {
-        type: "string",
-        enum: ["content", "files_with_matches", "count"],
-        description: "content (default): path:line:text; files_with_matches: paths; count: path:count.",
-      },
-      context: { type: "integer", description: "Lines of context around each match (content mode)." },
-    },
-    required: ["pattern"],
-  },
-};
-
 /** Engine choice: rg when on PATH; `HERMES_SEARCH_ENGINE=js` forces the fallback (tests, debugging). */
 export function pickEngine(ctx: ToolContext): "rg" | "js" {
   if (ctx.env.backend !== "local") return "rg";

@@ -3,20 +3,6 @@ import { argString, toolError, toolResult } from "../util.js";
 import { checkWritable, decodeText } from "./common.js";
 import { languageOf, MAX_CHECK_BYTES, newSyntaxWarnings } from "./syntax-check.js";
 
-export const WRITE_FILE_SCHEMA = {
-  description:
-    "Create or overwrite a file with the given content (parent directories are created). For edits " +
-    "to an existing file prefer patch.",
-  parameters: {
-    type: "object",
-    properties: {
-      path: { type: "string", description: "File path (relative to the working directory, ~ allowed)." },
-      content: { type: "string", description: "The complete new file content." },
-    },
-    required: ["path", "content"],
-  },
-};
-
 const countLines = (s: string): number => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0));
 
 export async function handleWriteFile(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {

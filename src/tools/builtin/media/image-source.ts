@@ -1,18 +1,16 @@
 /**
  * Loading an image for a model: a file path, an http(s) URL (through the SSRF guard) or a data URL,
- * checked against what providers accept. No image codec ships with the project, so nothing is
- * re-encoded: the format and pixel size are read from the file's header, and an image over the
- * limits is refused with the reason rather than sent to fail at the provider.
+ * made to fit what the provider accepts (image-prepare.ts): scaled down, turned upright and
+ * re-encoded when needed, sent as it is when it already fits.
  */
 import { readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { guardedFetch, type UrlGuardOptions } from "../web/url-guard.js";
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits, prepareImage } from "./image-prepare.js";
 
-/** Bytes of one image: Anthropic's per-image cap, the strictest of the supported providers. */
-export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Longest side in pixels the providers accept. */
-export const MAX_IMAGE_SIDE = 8000;
+/** Bytes of an image file read at all (before scaling down): a camera photo fits many times over. */
+export const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
 export type ImageFormat = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
@@ -26,6 +24,8 @@ export interface LoadedImage extends ImageInfo {
   data: Buffer;
   /** Where it came from, for messages (a path or URL; data URLs are shortened). */
   source: string;
+  /** The original's size when it was scaled down to fit. */
+  scaledFrom?: { width: number; height: number };
 }
 
 export type ImageLoad = { ok: true; image: LoadedImage } | { ok: false; error: string };
@@ -35,6 +35,8 @@ export interface ImageLoadOptions {
   cwd: string;
   guard?: UrlGuardOptions;
   signal?: AbortSignal;
+  /** What the receiving provider accepts (default: the strictest, Anthropic's). */
+  limits?: ImageLimits;
 }
 
 const u16be = (b: Buffer, at: number): number => b.readUInt16BE(at);
@@ -81,16 +83,6 @@ function jpegSize(b: Buffer): ImageInfo | undefined {
   return undefined;
 }
 
-/** Why an image cannot go to a provider as it is, or undefined when it can. */
-export function imageProblem(info: ImageInfo, bytes: number): string | undefined {
-  if (bytes > MAX_IMAGE_BYTES)
-    return `the image is ${bytes} bytes; providers accept at most ${MAX_IMAGE_BYTES}. Save a smaller copy (for example with a resize command) and pass that.`;
-  if (info.width > MAX_IMAGE_SIDE || info.height > MAX_IMAGE_SIDE)
-    return `the image is ${info.width}x${info.height} pixels; providers accept at most ${MAX_IMAGE_SIDE} on a side. Save a scaled-down copy and pass that.`;
-  if (info.width === 0 || info.height === 0) return "the image header gives it no size";
-  return undefined;
-}
-
 const DATA_URL = /^data:([^;,]*)(;base64)?,(.*)$/s;
 
 /** Reads, sniffs and checks one image. Never throws. */
@@ -104,11 +96,9 @@ export async function loadImage(input: string, opts: ImageLoadOptions): Promise<
   } catch (err) {
     return { ok: false, error: `Could not read ${source}: ${(err as Error).message}` };
   }
-  const info = sniffImage(data);
-  if (!info) return { ok: false, error: `${source} is not a PNG, JPEG, GIF or WebP image.` };
-  const problem = imageProblem(info, data.length);
-  if (problem) return { ok: false, error: `Cannot use ${source}: ${problem}` };
-  return { ok: true, image: { ...info, data, source } };
+  const prepared = await prepareImage(data, sniffImage(data), opts.limits ?? DEFAULT_IMAGE_LIMITS);
+  if (!prepared.ok) return { ok: false, error: `Cannot use ${source}: ${prepared.error}.` };
+  return { ok: true, image: { ...prepared.image, source } };
 }
 
 type Read = { ok: true; data: Buffer } | { ok: false; error: string };
@@ -126,9 +116,11 @@ async function readSource(input: string, opts: ImageLoadOptions): Promise<Read> 
   const expanded = input.startsWith("~/") ? `${homedir()}${input.slice(1)}` : input.replace(/^file:\/\//, "");
   const path = isAbsolute(expanded) ? expanded : resolve(opts.cwd, expanded);
   const size = (await stat(path)).size;
-  // Header checks need the bytes; an oversized file is refused before it is read whole.
-  if (size > MAX_IMAGE_BYTES * 4)
-    return { ok: false, error: `Cannot use ${input}: the file is ${size} bytes, far over the image limit.` };
+  if (size > MAX_IMAGE_BYTES)
+    return {
+      ok: false,
+      error: `Cannot use ${input}: the file is ${size} bytes; images over ${MAX_IMAGE_BYTES} are not read.`,
+    };
   return { ok: true, data: await readFile(path) };
 }
 

@@ -32,12 +32,12 @@ export function imageGenerateRegistration(
     parallelSafe: true,
     requiresEnv: ["OPENAI_API_KEY", "FAL_KEY"],
     schema: {
-      description: "Generate an image from a text prompt. Returns the path of the saved image file.",
+      description: "Generate an image from a prompt; returns the saved file's path.",
       parameters: {
         type: "object",
         properties: {
-          prompt: { type: "string", description: "What the image should show." },
-          aspect_ratio: { type: "string", enum: [...ASPECT_RATIOS], description: "Default square." },
+          prompt: { type: "string" },
+          aspect_ratio: { type: "string", enum: [...ASPECT_RATIOS] },
         },
         required: ["prompt"],
       },
@@ -79,11 +79,11 @@ export function textToSpeechRegistration(
     emoji: "🔊",
     parallelSafe: true,
     schema: {
-      description: "Turn text into speech. Returns the path of the saved audio file.",
+      description: "Speak text aloud; returns the saved audio file's path.",
       parameters: {
         type: "object",
         properties: {
-          text: { type: "string", description: `What to say (up to ${MAX_TTS_CHARS} characters).` },
+          text: { type: "string", description: `Up to ${MAX_TTS_CHARS} characters.` },
         },
         required: ["text"],
       },

@@ -41,7 +41,7 @@ export function imageTurn(arg: string, cwd: string): ImageTurn {
   };
 }
 
-const IMAGE_FILE = /\.(png|jpe?g|gif|webp)$/i;
+const IMAGE_FILE = /\.(png|jpe?g|gif|webp|tiff?|avif)$/i;
 
 /**
  * A prompt that starts with the path of an image file (a file dropped into the terminal pastes

@@ -10,22 +10,21 @@ type Action = (typeof ACTIONS)[number];
 
 export const SKILL_MANAGE_SCHEMA = {
   description:
-    "Create and maintain skills, your saved procedures (HERMES_HOME/skills). create: content is the " +
-    "whole SKILL.md (YAML frontmatter with name and description, then the steps). patch: old_string → " +
-    "new_string in SKILL.md, or in file_path. edit: replace SKILL.md with content. write_file / " +
-    "remove_file: a file under references/, templates/, scripts/ or assets/.",
+    "Save or fix skills. create/edit: content = full SKILL.md (frontmatter name, description; then " +
+    "steps). patch: old_string → new_string in SKILL.md or file_path. write_file/remove_file: " +
+    "file_path in references/, templates/, scripts/, assets/.",
   parameters: {
     type: "object",
     properties: {
       action: { type: "string", enum: [...ACTIONS] },
-      name: { type: "string", description: "Skill name: lowercase letters, digits, '.', '_', '-'." },
-      content: { type: "string", description: "Full SKILL.md text (create, edit)." },
-      old_string: { type: "string", description: "Text to replace (patch)." },
-      new_string: { type: "string", description: "Replacement (patch)." },
-      replace_all: { type: "boolean", description: "Replace every occurrence (patch)." },
-      category: { type: "string", description: "Category folder (create)." },
-      file_path: { type: "string", description: "Linked file (write_file, remove_file, patch)." },
-      file_content: { type: "string", description: "The file's text (write_file)." },
+      name: { type: "string" },
+      content: { type: "string" },
+      old_string: { type: "string" },
+      new_string: { type: "string" },
+      replace_all: { type: "boolean" },
+      category: { type: "string" },
+      file_path: { type: "string" },
+      file_content: { type: "string" },
     },
     required: ["action", "name"],
   },

@@ -2,23 +2,23 @@ import type { ToolContext } from "../../context.js";
 import { argString, toolError, toolResult } from "../util.js";
 
 export const SKILLS_LIST_SCHEMA = {
-  description: "List the skills you can load (name, description, category).",
+  description: "List the skills you can load.",
   parameters: {
     type: "object",
     properties: {
-      category: { type: "string", description: "Only this category." },
+      category: { type: "string" },
     },
   },
 };
 
 export const SKILL_VIEW_SCHEMA = {
   description:
-    "Load a skill: its instructions and a map of its linked files. Call again with file_path to read one of those files.",
+    "Load a skill's instructions and list of linked files; with file_path, read one of those files.",
   parameters: {
     type: "object",
     properties: {
-      name: { type: "string", description: "Skill name." },
-      file_path: { type: "string", description: "A linked file, e.g. references/api.md." },
+      name: { type: "string" },
+      file_path: { type: "string" },
     },
     required: ["name"],
   },

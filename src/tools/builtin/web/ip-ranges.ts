@@ -23,8 +23,10 @@ const v4 = (cidr: string, label: string, always = false): V4Range => {
   return { base: v4ToInt(addr) ?? 0, bits: Number(bits), label, always };
 };
 
-// Cloud metadata endpoints come first so they win over the wider range they sit in.
-const V4_RANGES: readonly V4Range[] = [
+// Cloud metadata endpoints come first so they win over the wider range they sit in. The tables are
+// built on first use: parsing an IPv6 literal compiles Node's IPv6 pattern (~5 ms), which a run that
+// never checks a URL should not pay at start-up.
+const v4Ranges = (): readonly V4Range[] => [
   v4("100.100.100.200/32", "a cloud metadata address", true),
   v4("169.254.0.0/16", "a link-local (cloud metadata) address", true),
   v4("0.0.0.0/8", "an unspecified address"),
@@ -54,7 +56,7 @@ const v6 = (cidr: string, label: string, always = false): V6Range => {
   return { prefix: v6ToBytes(addr) ?? new Uint8Array(16), bits: Number(bits), label, always };
 };
 
-const V6_RANGES: readonly V6Range[] = [
+const v6Ranges = (): readonly V6Range[] => [
   v6("fd00:ec2::254/128", "a cloud metadata address", true),
   v6("::/128", "an unspecified address"),
   v6("::1/128", "a loopback address"),
@@ -65,6 +67,12 @@ const V6_RANGES: readonly V6Range[] = [
   v6("fec0::/10", "a site-local address"),
   v6("ff00::/8", "a multicast address"),
 ];
+
+let tables: { v4: readonly V4Range[]; v6: readonly V6Range[] } | undefined;
+const ranges = (): { v4: readonly V4Range[]; v6: readonly V6Range[] } => {
+  tables ??= { v4: v4Ranges(), v6: v6Ranges() };
+  return tables;
+};
 
 /** Verdict for one IP literal (brackets and a `%zone` suffix are tolerated). Non-IPs are `always` blocked. */
 export function classifyAddress(address: string): AddressVerdict {
@@ -79,7 +87,7 @@ export function classifyAddress(address: string): AddressVerdict {
       const inner = classifyV4(embedded);
       return inner.block === "never" ? inner : { ...inner, label: `${inner.label} (IPv4 inside IPv6)` };
     }
-    for (const r of V6_RANGES) {
+    for (const r of ranges().v6) {
       if (prefixMatches(bytes, r.prefix, r.bits))
         return { block: r.always ? "always" : "private", label: r.label };
     }
@@ -89,7 +97,7 @@ export function classifyAddress(address: string): AddressVerdict {
 }
 
 function classifyV4(n: number): AddressVerdict {
-  for (const r of V4_RANGES) {
+  for (const r of ranges().v4) {
     const mask = r.bits === 0 ? 0 : (0xffffffff << (32 - r.bits)) >>> 0;
     if ((n & mask) >>> 0 === (r.base & mask) >>> 0)
       return { block: r.always ? "always" : "private", label: r.label };

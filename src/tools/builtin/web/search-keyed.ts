@@ -13,7 +13,7 @@ export function createBraveBackend(opts: SearchBackendOptions): SearchBackend {
   const base = trimSlash(opts.endpoints?.brave ?? "https://api.search.brave.com");
   return {
     name: "brave",
-    limits: "Brave Search API (up to 20 results; the free plan allows about one query per second)",
+    limits: "Brave (max 20 results; free plan: about 1 query/s)",
     maxResults: 20,
     async search(query, limit, signal) {
       const url = `${base}/res/v1/web/search?${new URLSearchParams({ q: query, count: String(limit) })}`;
@@ -29,7 +29,7 @@ export function createTavilyBackend(opts: SearchBackendOptions): SearchBackend {
   const base = trimSlash(opts.endpoints?.tavily ?? (key(opts, "TAVILY_API_URL") || "https://api.tavily.com"));
   return {
     name: "tavily",
-    limits: "Tavily (up to 20 results; every query spends API credits)",
+    limits: "Tavily (max 20 results; each query costs credits)",
     maxResults: 20,
     async search(query, limit, signal) {
       const data = await requestJson(
@@ -50,7 +50,7 @@ export function createExaBackend(opts: SearchBackendOptions): SearchBackend {
   const base = trimSlash(opts.endpoints?.exa ?? "https://api.exa.ai");
   return {
     name: "exa",
-    limits: "Exa neural search (up to 25 results; every query spends API credits)",
+    limits: "Exa (max 25 results; each query costs credits)",
     maxResults: 25,
     async search(query, limit, signal) {
       const data = await requestJson(
@@ -79,7 +79,7 @@ export function createFirecrawlBackend(opts: SearchBackendOptions): SearchBacken
   const apiKey = key(opts, "FIRECRAWL_API_KEY");
   return {
     name: "firecrawl",
-    limits: "Firecrawl (up to 20 results; every query spends API credits)",
+    limits: "Firecrawl (max 20 results; each query costs credits)",
     maxResults: 20,
     async search(query, limit, signal) {
       const data = await requestJson(

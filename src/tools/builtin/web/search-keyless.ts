@@ -26,7 +26,7 @@ export function createSearxngBackend(opts: SearchBackendOptions): SearchBackend 
   const base = searxngBase(opts) ?? "";
   return {
     name: "searxng",
-    limits: `SearXNG at ${base} (metasearch over the engines it enables; up to 20 results)`,
+    limits: `SearXNG at ${base} (max 20 results)`,
     maxResults: 20,
     async search(query, limit, signal) {
       const url = `${base}/search?${new URLSearchParams({ q: query, format: "json" })}`;
@@ -46,7 +46,7 @@ export function createDuckDuckGoBackend(opts: SearchBackendOptions): SearchBacke
   const endpoint = opts.endpoints?.duckduckgo ?? DUCKDUCKGO_HTML;
   return {
     name: "duckduckgo",
-    limits: "DuckDuckGo without a key (up to 10 results; it throttles clients that search often)",
+    limits: "DuckDuckGo (max 10 results; throttles frequent searches)",
     maxResults: 10,
     async search(query, limit, signal) {
       const { status, text } = await searchRequest(

@@ -19,11 +19,12 @@ function backendOptions(web: WebSettings, opts: WebToolOptions): SearchBackendOp
 
 const configured = (web: WebSettings): string => web.search_backend || web.backend;
 
-function description(limits: string, canExtract: boolean): string {
+/** The backend's limits when one is known (they change how often and how widely to search). */
+function description(limits: string | undefined, canExtract: boolean): string {
   return (
-    `Search the web. Returns title, URL and snippet for each result (${DEFAULT_LIMIT} by default). ` +
-    `Backend: ${limits}.` +
-    (canExtract ? " Read a result's page with web_extract." : "")
+    "Search the web: title, URL, snippet per result." +
+    (limits ? ` Backend: ${limits}.` : "") +
+    (canExtract ? " Read pages with web_extract." : "")
   );
 }
 
@@ -39,12 +40,12 @@ export function webSearchRegistration(
     emoji: "🔎",
     parallelSafe: true,
     schema: {
-      description: description("the configured search service", true),
+      description: description(undefined, true),
       parameters: {
         type: "object",
         properties: {
-          query: { type: "string", description: "What to search for." },
-          limit: { type: "integer", description: `Results wanted (default ${DEFAULT_LIMIT}).`, minimum: 1 },
+          query: { type: "string" },
+          limit: { type: "integer", description: `Default ${DEFAULT_LIMIT}.`, minimum: 1 },
         },
         required: ["query"],
       },

@@ -6,7 +6,6 @@
  * (rebinding) never reaches the socket.
  */
 import type { LookupAddress } from "node:dns";
-import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Readable } from "node:stream";
 import type { Agent, Dispatcher } from "undici";
@@ -39,7 +38,9 @@ export type UrlCheck = { ok: true; url: URL; addresses: ResolvedAddress[] } | { 
 const ALWAYS_BLOCKED_HOSTS = new Set(["metadata.google.internal", "metadata.goog"]);
 
 const systemResolver: Resolver = async (hostname) => {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  // node:dns/promises loads with the first lookup, not at start-up.
+  const { lookup } = process.getBuiltinModule("node:dns/promises");
+  const answers = await lookup(hostname, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
