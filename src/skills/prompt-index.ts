@@ -3,34 +3,39 @@ import { syncBundledSkills } from "./sync.js";
 import { disabledSkills, isVisible, type VisibilityContext } from "./visibility.js";
 
 /**
- * The skills layer of the system prompt: a name + description per visible skill, grouped by
- * category, under a framing that makes loading a matching skill the default. Bodies never appear
- * here; the model loads one with skill_view when it needs it.
+ * The skills layer of the system prompt: one line per category naming its visible skills, each with
+ * its description cut short, under a framing that makes loading a matching skill the default. It is
+ * paid on every request, so it says only enough to pick a skill; bodies never appear here, the
+ * model loads one with skill_view when it needs it.
  */
 
 export const SKILLS_INDEX_HEADER = [
-  "## Skills (check before acting)",
-  "Skills are saved procedures: how this user wants work done, steps that worked, pitfalls met. If",
-  "one fits the task, even partly, load it with skill_view(name) first and follow it, even when you",
-  "could do without it: loading one costs little, skipping one repeats the mistakes it prevents.",
-].join("\n");
-
-export const SKILLS_INDEX_FOOTER = "Go ahead without a skill only when none of them is relevant.";
-
-/** Shown when the session can write skills. */
-export const SKILLS_WRITE_GUIDANCE = [
-  "Once a task is done, save a non-obvious procedure worth reusing, or fix a loaded skill that was",
-  "wrong, with skill_manage.",
+  "## Skills",
+  "Saved procedures: how this user wants work done, steps that worked, pitfalls met. Before acting,",
+  "load any that fits the task even partly with skill_view(name), and follow it.",
 ].join("\n");
 
 const UNCATEGORISED = "general";
 
+/** Longest description shown per skill; skill_view has the rest. */
+export const INDEX_DESCRIPTION_CHARS = 40;
+
+/** `text` cut at a word boundary to at most `max` characters ("…" marks a cut), without the final period. */
+export function clipDescription(text: string, max = INDEX_DESCRIPTION_CHARS): string {
+  const clean = text.replace(/\s+/g, " ").trim();
+  if (clean.length <= max) return clean.replace(/\.$/, "");
+  const space = clean.lastIndexOf(" ", max);
+  const cut = clean.slice(0, space > 0 ? space : max).replace(/[\s,;:.\-–—]+$/, "");
+  return `${cut}…`;
+}
+
+const entryText = (e: IndexEntry): string => {
+  const d = clipDescription(e.description);
+  return d ? `${e.name} (${d})` : e.name;
+};
+
 /** The index text for these entries, or "" when none is visible. */
-export function renderSkillsIndex(
-  entries: readonly IndexEntry[],
-  ctx: VisibilityContext,
-  options: { canWrite?: boolean } = {},
-): string {
+export function renderSkillsIndex(entries: readonly IndexEntry[], ctx: VisibilityContext): string {
   const groups = new Map<string, IndexEntry[]>();
   for (const e of entries) {
     if (!isVisible(e, ctx)) continue;
@@ -40,14 +45,11 @@ export function renderSkillsIndex(
     groups.set(cat, list);
   }
   if (groups.size === 0) return "";
-  const lines = [SKILLS_INDEX_HEADER, "", "<available_skills>"];
+  const lines = [SKILLS_INDEX_HEADER];
   for (const cat of [...groups.keys()].sort()) {
-    lines.push(`  ${cat}:`);
     const list = groups.get(cat)!.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of list) lines.push(`    - ${e.name}: ${e.description}`);
+    lines.push(`${cat}: ${list.map(entryText).join("; ")}`);
   }
-  lines.push("</available_skills>", "", SKILLS_INDEX_FOOTER);
-  if (options.canWrite) lines.push("", SKILLS_WRITE_GUIDANCE);
   return lines.join("\n");
 }
 
@@ -80,15 +82,11 @@ export function buildSkillsIndex(input: SkillsIndexInput): { text: string; probl
     // a home we cannot write still shows the skills it has
   }
   const { entries, problems } = loadIndexEntries(input.home, input.settings.external_dirs ?? []);
-  const text = renderSkillsIndex(
-    entries,
-    {
-      os: input.os,
-      tools: input.tools,
-      toolsets: input.toolsets,
-      disabled: disabledSkills(input.settings, input.platform),
-    },
-    { canWrite: input.tools.has("skill_manage") },
-  );
+  const text = renderSkillsIndex(entries, {
+    os: input.os,
+    tools: input.tools,
+    toolsets: input.toolsets,
+    disabled: disabledSkills(input.settings, input.platform),
+  });
   return { text, problems };
 }

@@ -65,7 +65,9 @@ describe("execute_code through the CLI", () => {
     expect(fake.requests).toHaveLength(2);
     // The description names the functions this session's scripts can call.
     const description = descriptionOf(fake.requests[0]!, "execute_code");
-    expect(description).toMatch(/Functions \(the tools' arguments\): [^.]*search_files, patch/);
+    expect(description).toMatch(
+      /Functions in hermes_tools, with the tools' arguments[^:]*: [^.]*search_files, patch/,
+    );
     expect(description).not.toContain("delegate_task");
     // Only the script's printout reaches the model: one tool message, no inner results.
     const tools = toolMessages(fake.requests[1]!);

@@ -53,7 +53,7 @@ describe("skills through the CLI", () => {
       expect(JSON.stringify(messagesOf(later).slice(0, first.length))).toBe(JSON.stringify(first));
       expect(JSON.stringify(later.body.tools)).toBe(JSON.stringify(s1[0]!.body.tools));
     }
-    expect(systemOf(s1[0]!)).toContain("- systematic-debugging: ");
+    expect(systemOf(s1[0]!)).toContain(" systematic-debugging (");
     expect(systemOf(s1[0]!)).not.toContain("brew-coffee");
     // The tools see the new skill at once.
     expect(toolMessagesOf(s1[2]!).at(-1)?.content).toContain('"name":"brew-coffee"');
@@ -67,9 +67,7 @@ describe("skills through the CLI", () => {
     expect(r2.code).toBe(0);
     const s2 = fake.requests.slice(3);
     const system2 = systemOf(s2[0]!);
-    expect(system2).toContain(
-      "  kitchen:\n    - brew-coffee: Brew pour-over coffee the way the user likes it.",
-    );
+    expect(system2).toContain("\nkitchen: brew-coffee (Brew pour-over coffee the way the user…)\n");
     expect(system2).not.toContain("Grind 18 g");
     const viewed = JSON.parse(String(toolMessagesOf(s2[1]!).at(-1)?.content)) as { content: string };
     expect(viewed.content).toBe(`# Brewing\n\n${BODY}`);
@@ -140,9 +138,9 @@ describe("skills through the CLI", () => {
     expect(existsSync(join(home, "skills/dev/code-review"))).toBe(false);
     expect(existsSync(join(home, "skills/dev/release-notes/SKILL.md"))).toBe(true);
     const system = systemOf(fake.requests.at(-1)!);
-    expect(system).toContain("- plan: My own way to turn a request");
+    expect(system).toContain(" plan (My own way to turn a request");
     expect(system).not.toContain("code-review");
-    expect(system).toContain("- release-notes: ");
+    expect(system).toContain(" release-notes (");
   });
 
   it("/skills lists skills in the chat, /<name> runs one, and /reload-skills --now rebuilds the index", async () => {
@@ -170,7 +168,7 @@ describe("skills through the CLI", () => {
     const convo = fake.requests;
     expect(systemOf(convo[0]!)).not.toContain("brew-coffee");
     expect(systemOf(convo[1]!)).not.toContain("brew-coffee");
-    expect(systemOf(convo[2]!)).toContain("- brew-coffee: ");
+    expect(systemOf(convo[2]!)).toContain(" brew-coffee (");
     expect(lastUserOf(convo[3]!)).toContain("Arguments: decaf");
   });
 });

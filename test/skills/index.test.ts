@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanSkills } from "../../src/skills/discovery.js";
 import { clearIndexMemory, loadIndexEntries, snapshotPath } from "../../src/skills/index-cache.js";
-import { buildSkillsIndex, renderSkillsIndex, SKILLS_INDEX_HEADER } from "../../src/skills/prompt-index.js";
+import {
+  buildSkillsIndex,
+  clipDescription,
+  renderSkillsIndex,
+  SKILLS_INDEX_HEADER,
+} from "../../src/skills/prompt-index.js";
 import { hiddenReason, type VisibilityContext } from "../../src/skills/visibility.js";
 import { skillText, tempDir, writeTree } from "./helpers.js";
 
@@ -110,13 +115,23 @@ describe("index", () => {
     const { entries } = loadIndexEntries(home);
     const text = renderSkillsIndex(entries, ctx());
     expect(text.startsWith(SKILLS_INDEX_HEADER)).toBe(true);
-    expect(text).toContain(
-      "<available_skills>\n  dev:\n    - alpha: Alpha things.\n  general:\n    - beta: Beta things.\n</available_skills>",
-    );
+    expect(text).toBe(`${SKILLS_INDEX_HEADER}\ndev: alpha (Alpha things)\ngeneral: beta (Beta things)`);
     expect(text).not.toContain("SECRET BODY STEP");
     expect(text).not.toContain("mac");
     expect(text).not.toContain("nobrowser");
     expect(renderSkillsIndex(entries, ctx({ disabled: new Set(["alpha", "beta"]) }))).toBe("");
+  });
+
+  it("puts a category's skills on one line, each description cut at a word", () => {
+    writeTree(home, {
+      "skills/dev/zeta/SKILL.md": skillText("zeta", "Zeta."),
+      "skills/dev/alpha/SKILL.md": skillText(
+        "alpha",
+        "Reproduce the failure, narrow it down, prove the cause with a test, then fix it.",
+      ),
+    });
+    const text = renderSkillsIndex(loadIndexEntries(home).entries, ctx());
+    expect(text.split("\n").at(-1)).toBe("dev: alpha (Reproduce the failure, narrow it down…); zeta (Zeta)");
   });
 
   it("is empty without skill_view and syncs the bundled skills before reading", () => {
@@ -141,8 +156,7 @@ describe("index", () => {
     });
     // The package's own bundled skills are seeded into the fresh home.
     expect(existsSync(join(home, "skills/software-development/systematic-debugging/SKILL.md"))).toBe(true);
-    expect(built.text).toContain("- systematic-debugging: ");
-    expect(built.text).toContain("skill_manage");
+    expect(built.text).toMatch(/^software-development: .*systematic-debugging \(Find a bug's root cause/m);
   });
 
   it("caches in memory and on disk, keyed by the tree's mtimes", () => {
@@ -164,5 +178,16 @@ describe("index", () => {
     // A new skill invalidates too.
     writeTree(home, { "skills/b/SKILL.md": skillText("b", "B.") });
     expect(loadIndexEntries(home).entries.map((e) => e.name)).toEqual(["a", "b"]);
+  });
+});
+
+describe("clipDescription", () => {
+  it("keeps a short description without its final period and cuts a long one at a word", () => {
+    expect(clipDescription(" Beta\n things. ")).toBe("Beta things");
+    expect(clipDescription("Review a change for correctness, risk and clarity, with ranked findings.")).toBe(
+      "Review a change for correctness, risk…",
+    );
+    expect(clipDescription("Supercalifragilisticexpialidocious-and-more", 10)).toBe("Supercalif…");
+    expect(clipDescription("")).toBe("");
   });
 });

@@ -15,6 +15,8 @@ import { registerBuiltinTools } from "../../src/tools/builtin/index.js";
 import type { HermesToolRegistry, ToolContext } from "../../src/tools/context.js";
 import { createLocalEnvironmentProvider } from "../../src/tools/environments/local.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { sourceNames } from "../../src/tools/tool-search/bridge.js";
+import { type CatalogTool, ToolCatalog } from "../../src/tools/tool-search/catalog.js";
 import { type FakeLlm, type RecordedRequest, type ScriptedTurn, startFakeLlm } from "../support/fake-llm.js";
 import { tempDir } from "../support/temp.js";
 
@@ -176,6 +178,32 @@ function scripted(...answers: ApprovalChoice[]): ApproveFn & { asked: ApprovalRe
   return Object.assign(fn, { asked });
 }
 
+describe("tool_search's list of sources", () => {
+  const tool = (name: string, toolset: string): CatalogTool => ({
+    definition: { name, description: "d", parameters: { type: "object", properties: {} } },
+    toolset,
+  });
+
+  it("names MCP servers once under MCP, other toolsets as they are, biggest first", () => {
+    const catalog = new ToolCatalog([
+      tool("mcp_github_a", "mcp-github"),
+      tool("mcp_github_b", "mcp-github"),
+      tool("weather_now", "plugin-weather"),
+      tool("mcp_files_a", "mcp-files"),
+    ]);
+    expect(sourceNames(catalog)).toBe("MCP: github, files; plugin-weather");
+  });
+
+  it("stops after twelve sources and says how many more", () => {
+    const many = Array.from({ length: 14 }, (_, i) =>
+      tool(`mcp_s${i}_ping`, `mcp-s${String(i).padStart(2, "0")}`),
+    );
+    const names = sourceNames(new ToolCatalog(many));
+    expect(names).toMatch(/^MCP: s00, s01, .*, s11 and 2 more$/);
+    expect(names).not.toContain("s12");
+  });
+});
+
 describe("300 deferrable tools behind the bridge", () => {
   it("leave the request; the model finds, describes and calls one through the bridge", async () => {
     const s = setup();
@@ -199,7 +227,7 @@ describe("300 deferrable tools behind the bridge", () => {
     const search = (
       requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>
     ).find((t) => t.function.name === "tool_search")!.function.description;
-    expect(search).toContain("Search 300 more tools that load on demand (plugin-crm (300))");
+    expect(search).toBe("Search 300 more tools by keywords (plugin-crm). Run one with tool_call.");
 
     const found = JSON.parse(lastToolMessage(requests[1]!)) as {
       total_tools: number;

@@ -5,9 +5,9 @@ export const MAX_CLARIFY_CHOICES = 4;
 
 export const CLARIFY_SCHEMA = {
   description:
-    "Ask the user and wait for the answer: only when the ambiguity changes what you would do, or " +
-    "before something hard to undo; otherwise choose sensibly and say so. choices: up to 4 likely " +
-    "answers (the user may still write their own).",
+    "Ask the user and wait: only when the ambiguity changes what you would do, or before something " +
+    "hard to undo; otherwise choose sensibly and say so. choices: up to 4 likely answers (the user " +
+    "may write another).",
   parameters: {
     type: "object",
     properties: {

@@ -7,7 +7,7 @@ import { argBool, argString, toolError, toolResult } from "./util.js";
 const TASK_PROPERTIES = {
   goal: { type: "string" },
   context: { type: "string", description: "All it needs to know; it sees nothing else." },
-  toolsets: { type: "array", items: { type: "string" }, description: "Default: your tools." },
+  toolsets: { type: "array", items: { type: "string" } },
   role: { type: "string", enum: ["leaf", "orchestrator"] },
 };
 
@@ -27,10 +27,10 @@ export function delegateSchema(limits: Limits): ToolSchema {
       : "cannot delegate";
   return {
     description:
-      `Run subagents in fresh contexts: goal, or tasks in parallel (${limits.maxConcurrent} at once). Each ` +
+      `Subagents in fresh contexts: a goal, or tasks in parallel (${limits.maxConcurrent} at once). Each ` +
       `works alone (${limits.maxIterations} iterations, your cwd, no clarify/memory/messaging; ${depth}) ` +
-      "and returns only a summary. For independent or output-heavy work. background=true returns an id; " +
-      "results come later.",
+      "and returns only a summary: for independent or output-heavy work. background=true: results " +
+      "come later.",
     parameters: {
       type: "object",
       properties: {

@@ -3,9 +3,10 @@ import { toolError, toolResult } from "./util.js";
 
 export const MEMORY_SCHEMA = {
   description:
-    "Durable memory, shown in every future session. target memory: your notes; user: the user's " +
-    "profile. add(content), replace(old_text, content), remove(old_text); old_text: a substring " +
-    "unique to one entry. operations: a batch for one target, all or none. Consolidate a full store.",
+    "Durable memory, shown in every future session. target user: the user's preferences, corrections, " +
+    "habits; memory: your notes (environment, conventions, lessons). add(content), replace(old_text, " +
+    "content), remove(old_text), old_text unique to one entry. operations: a batch for one target, " +
+    "all or none. Keep entries short; consolidate a full store.",
   parameters: {
     type: "object",
     properties: {

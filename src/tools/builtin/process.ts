@@ -16,9 +16,9 @@ const LIST_MAX = 30;
 
 export const PROCESS_SCHEMA = {
   description:
-    "Manage terminal(background=true) processes by session_id: list, poll (status, new output), " +
-    "log (offset/limit; default the last 200 lines), wait (until exit or timeout s), kill, write " +
-    "(data to stdin), submit (data + Enter), close (stdin).",
+    "Background terminal processes by session_id: list, poll (status, new output), log (offset/limit; " +
+    "default last 200 lines), wait (until exit or timeout s), kill, write (data to stdin), submit " +
+    "(data + Enter), close (stdin).",
   parameters: {
     type: "object",
     properties: {

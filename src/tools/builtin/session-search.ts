@@ -19,8 +19,8 @@ const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).repl
 
 export const SESSION_SEARCH_SCHEMA = {
   description:
-    "Search past sessions (include_current: this one too); returns snippets with session_id and " +
-    "message_id. To read around a hit: session_id + around_message_id (+ window) instead of query.",
+    "Search past sessions (include_current: this one too) for snippets with session_id and " +
+    "message_id; read around a hit with session_id + around_message_id (+ window), no query.",
   parameters: {
     type: "object",
     properties: {

@@ -16,9 +16,9 @@ const INTERRUPT_EXIT = 130;
 
 export const TERMINAL_SCHEMA = {
   description:
-    "Run a bash command; returns output and exit code. cwd and exports persist. No stdin: use " +
-    "non-interactive flags. Servers and long jobs: background=true, then process (notify_on_complete, " +
-    "watch_patterns: regexes). pty: for TTY programs. For files prefer the file tools.",
+    "Run a bash command; cwd and exports persist. No stdin: use non-interactive flags. Servers, long " +
+    "jobs: background=true, then process (notify_on_complete; watch_patterns: regexes). pty: TTY " +
+    "programs. Files: prefer the file tools.",
   parameters: {
     type: "object",
     properties: {

@@ -3,10 +3,9 @@ import { argBool, toolError, toolResult } from "./util.js";
 
 export const TODO_SCHEMA = {
   description:
-    "Task list for work of 3+ steps; skip it for simple requests. No arguments: read it. todos " +
-    "replaces the list (merge=true: update by id, append new). Keep ONE item in_progress, from the " +
-    "start; mark completed when done; a failed one cancelled plus a revised item. No test/verify " +
-    "items unless asked.",
+    "Task list for work of 3+ steps, not simple requests. No arguments: read it. todos replaces the " +
+    "list (merge=true: update by id, append new). Keep ONE item in_progress; mark it completed when " +
+    "done, or cancelled plus a revised item if it failed. No test/verify items unless asked.",
   parameters: {
     type: "object",
     properties: {

@@ -128,59 +128,59 @@ export function sourceList(catalog: ToolCatalog): string {
   return rest > 0 ? `${shown.join(", ")} and ${rest} more` : shown.join(", ");
 }
 
-const NAME_PARAM = { type: "string", description: "A tool name as tool_search lists it." };
-
+// The bridge is listed on every request of a deferring session: its schemas say only what the model
+// needs to find a tool and run it. Errors and results explain the rest when they happen.
 const SCHEMAS: Readonly<Record<string, ToolSchema>> = {
   [TOOL_SEARCH]: {
-    description: "Search the tools that load on demand by keywords. Call one with tool_call.",
+    description: "Search the tools that load on demand by keywords. Run one with tool_call.",
     parameters: {
       type: "object",
-      properties: {
-        query: { type: "string", description: "Keywords: a service, an action, an object." },
-        limit: { type: "integer", minimum: 1, description: "How many matches to return." },
-      },
+      properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1 } },
       required: ["query"],
     },
   },
   [TOOL_DESCRIBE]: {
-    description: "The full description and parameter schema of a tool found with tool_search.",
-    parameters: { type: "object", properties: { name: NAME_PARAM }, required: ["name"] },
+    description: "Full schema of a tool found by tool_search.",
+    parameters: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
   },
   [TOOL_CALL]: {
-    description: "Call a tool found with tool_search. It runs as a direct call would (checks, approvals).",
+    description: "Run a tool found by tool_search.",
     parameters: {
       type: "object",
-      properties: {
-        name: NAME_PARAM,
-        arguments: { type: "object", description: "The tool's arguments, per its schema." },
-      },
+      properties: { name: { type: "string" }, arguments: { type: "object" } },
       required: ["name", "arguments"],
     },
   },
 };
 
+const MCP_PREFIX = "mcp-";
+
+/**
+ * "MCP: github, files; plugin-crm": where the deferred tools come from, biggest first, for
+ * tool_search's description (MCP servers by their own names, other toolsets as named).
+ */
+export function sourceNames(catalog: ToolCatalog): string {
+  const sources = catalog.sources();
+  const shown = sources.slice(0, MAX_SOURCES).map((s) => s.toolset);
+  const servers = shown.filter((t) => t.startsWith(MCP_PREFIX)).map((t) => t.slice(MCP_PREFIX.length));
+  const parts = shown.filter((t) => !t.startsWith(MCP_PREFIX));
+  if (servers.length > 0) parts.unshift(`MCP: ${servers.join(", ")}`);
+  const rest = sources.length - shown.length;
+  return rest > 0 ? `${parts.join("; ")} and ${rest} more` : parts.join("; ");
+}
+
 /**
  * The bridge as a request lists it, by name: the registered schemas, with tool_search saying how
- * many tools it reaches, from where, and its limits (fixed per session: the request stays byte-stable).
+ * many tools it reaches and from where (fixed per session: the request stays byte-stable).
  */
 export function bridgeDefinitions(deferred: DeferredTools): Map<string, FunctionDefinition> {
   const n = deferred.catalog.size;
-  const search = SCHEMAS[TOOL_SEARCH]!;
-  const properties = search.parameters.properties as Record<string, Record<string, unknown>>;
-  const limit = {
-    ...properties.limit,
-    description: `How many matches to return (default ${deferred.defaultLimit}, at most ${deferred.maxLimit}).`,
-  };
   const description =
-    `Search ${n} more tool${n === 1 ? "" : "s"} that load on demand (${sourceList(deferred.catalog)}) by ` +
-    "keywords; returns names, descriptions and required parameters. Call one with tool_call " +
-    "(tool_describe gives its full schema).";
+    `Search ${n} more tool${n === 1 ? "" : "s"} by keywords (${sourceNames(deferred.catalog)}). ` +
+    "Run one with tool_call.";
   const schemas: Record<string, ToolSchema> = {
     ...SCHEMAS,
-    [TOOL_SEARCH]: {
-      description,
-      parameters: { ...search.parameters, properties: { ...properties, limit } },
-    },
+    [TOOL_SEARCH]: { ...SCHEMAS[TOOL_SEARCH]!, description },
   };
   return new Map(
     BRIDGE_TOOLS.map((name) => [name, { type: "function", function: { name, ...schemas[name]! } }]),

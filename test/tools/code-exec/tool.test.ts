@@ -379,7 +379,7 @@ describe("execute_code schema", () => {
       await h.registry.getDefinitions(["execute_code", "read_file", "terminal", "process"])
     ).filter((d) => d.function.name === "execute_code");
     const text = def!.function.description;
-    expect(text).toContain("Functions (the tools' arguments): read_file, terminal.");
+    expect(text).toContain("with the tools' arguments (JS: await; one args object): read_file, terminal.");
     expect(text).not.toContain("write_file");
     expect(text).not.toContain("process");
     expect(text).toContain("300 s, 50 calls");

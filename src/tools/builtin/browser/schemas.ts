@@ -9,7 +9,7 @@ const none = { type: "object", properties: {} };
 
 export const BROWSER_SCHEMAS: Readonly<Record<string, ToolSchema>> = {
   browser_navigate: {
-    description: `Open a URL in the browser; returns a snapshot with element refs (@e1, ...).${PREFER_WEB_EXTRACT}`,
+    description: `Open a URL; returns a snapshot with element refs (@e1, ...).${PREFER_WEB_EXTRACT}`,
     parameters: { type: "object", properties: { url: { type: "string" } }, required: ["url"] },
   },
   browser_snapshot: {

@@ -18,8 +18,7 @@ export function executeCodeSchema(tools: readonly string[], config?: HermesConfi
     description:
       "Run a Python 3 (or language=javascript) script that calls tools; only what it prints comes back. " +
       "For 3+ tool calls with logic between. " +
-      'Python: `from hermes_tools import read_file`; JS: `import { read_file } from "hermes_tools"` ' +
-      `(await; one args object). Functions (the tools' arguments): ${list}. Results come parsed ` +
+      `Functions in hermes_tools, with the tools' arguments (JS: await; one args object): ${list}. Results come parsed ` +
       '("error" on failure); terminal: foreground only. Stdlib only. ' +
       `Limits: ${timeoutSeconds} s, ${maxToolCalls} calls, ${MAX_STDOUT_BYTES / 1000} KB printed.`,
     parameters: {
@@ -27,7 +26,7 @@ export function executeCodeSchema(tools: readonly string[], config?: HermesConfi
       properties: {
         code: { type: "string" },
         language: { type: "string", enum: ["python", "javascript"] },
-        timeout: { type: "integer", minimum: 1, description: `Seconds (max ${timeoutSeconds}).` },
+        timeout: { type: "integer", minimum: 1, description: "Seconds." },
       },
       required: ["code"],
     },

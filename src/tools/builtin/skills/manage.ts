@@ -10,7 +10,8 @@ type Action = (typeof ACTIONS)[number];
 
 export const SKILL_MANAGE_SCHEMA = {
   description:
-    "Save or fix skills. create/edit: content = full SKILL.md (frontmatter name, description; then " +
+    "Once a task is done, save a non-obvious procedure worth reusing, or fix a wrong skill. " +
+    "create/edit: content = full SKILL.md (frontmatter name, description; then " +
     "steps). patch: old_string → new_string in SKILL.md or file_path. write_file/remove_file: " +
     "file_path in references/, templates/, scripts/, assets/.",
   parameters: {

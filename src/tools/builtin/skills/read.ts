@@ -12,8 +12,7 @@ export const SKILLS_LIST_SCHEMA = {
 };
 
 export const SKILL_VIEW_SCHEMA = {
-  description:
-    "Load a skill's instructions and list of linked files; with file_path, read one of those files.",
+  description: "Load a skill's instructions and the list of its files; with file_path, read one of them.",
   parameters: {
     type: "object",
     properties: {
