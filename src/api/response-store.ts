@@ -5,7 +5,12 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import type { ChatMessage } from "../llm/types.js";
-import { openDatabase, type Statements, statementCache } from "../state/sqlite/connection.js";
+import {
+  openDatabase,
+  SIDE_TABLE_CACHE_KIB,
+  type Statements,
+  statementCache,
+} from "../state/sqlite/connection.js";
 
 /** How long a statement waits for another process's write lock (the writes are one row). */
 const LOCK_WAIT_MS = 2000;
@@ -32,7 +37,7 @@ export class ResponseStore {
 
   /** Opens (and migrates) state.db. Throws StateStoreError. */
   static open(stateDbPath: string): ResponseStore {
-    return new ResponseStore(openDatabase(stateDbPath, LOCK_WAIT_MS));
+    return new ResponseStore(openDatabase(stateDbPath, LOCK_WAIT_MS, SIDE_TABLE_CACHE_KIB));
   }
 
   /** Saves a response and drops all but the newest `keep`. Throws on a database error. */

@@ -1,5 +1,10 @@
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { openDatabase, type Statements, statementCache } from "../state/sqlite/connection.js";
+import {
+  openDatabase,
+  SIDE_TABLE_CACHE_KIB,
+  type Statements,
+  statementCache,
+} from "../state/sqlite/connection.js";
 import type { Button, InboundMessage, OutboundFile, OutboundTarget, SendOptions } from "./types.js";
 
 /**
@@ -88,7 +93,7 @@ export class DeliveryLedger {
   /** Opens (and migrates) state.db. Throws StateStoreError when it cannot. */
   static open(stateDbPath: string, options: DeliveryLedgerOptions = {}): DeliveryLedger {
     const waitMs = options.busyTimeoutMs ?? 5_000;
-    const db = openDatabase(stateDbPath, waitMs);
+    const db = openDatabase(stateDbPath, waitMs, SIDE_TABLE_CACHE_KIB);
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
     return new DeliveryLedger(db, stateDbPath, options);
   }

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from "node:sqlite";
-import { openDatabase } from "../state/sqlite/connection.js";
+import { openDatabase, SIDE_TABLE_CACHE_KIB } from "../state/sqlite/connection.js";
 import type { ChatType } from "./types.js";
 
 /** What the gateway remembers of a chat besides its current session. */
@@ -38,7 +38,7 @@ export class SessionRouting {
   private readonly db: DatabaseSync;
 
   constructor(stateDbPath: string) {
-    this.db = openDatabase(stateDbPath, WAIT_MS);
+    this.db = openDatabase(stateDbPath, WAIT_MS, SIDE_TABLE_CACHE_KIB);
     this.db.exec(`PRAGMA busy_timeout = ${WAIT_MS}`);
   }
 

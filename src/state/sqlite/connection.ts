@@ -3,12 +3,20 @@ import { StateStoreError } from "../store.js";
 import { describeOpenError, type Row } from "./rows.js";
 import { MIGRATIONS } from "./schema.js";
 
+/** The page cache of a connection that reads and writes a few small tables (gateway ledger, routing, API responses). */
+export const SIDE_TABLE_CACHE_KIB = 4096;
+
 /**
  * Opens state.db (WAL) and migrates it. Opening and migrating wait up to `waitMs` for another
  * process's lock: a store that cannot open is no store at all. Throws StateStoreError; never deletes
  * or rewrites a bad file.
  */
-export function openDatabase(path: string, waitMs: number): DatabaseSync {
+export function openDatabase(
+  path: string,
+  waitMs: number,
+  /** Page cache of this connection in KiB: the session store's is large; side tables need little. */
+  cacheKiB = 65_536,
+): DatabaseSync {
   let db: DatabaseSync;
   try {
     db = new DatabaseSync(path, { timeout: waitMs, enableForeignKeyConstraints: true });
@@ -20,7 +28,7 @@ export function openDatabase(path: string, waitMs: number): DatabaseSync {
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     // FTS5 segment merges are page-heavy: a bigger cache keeps inserts fast on large stores.
-    db.exec("PRAGMA cache_size = -65536");
+    db.exec(`PRAGMA cache_size = -${Math.max(256, Math.floor(cacheKiB))}`);
     db.exec("PRAGMA temp_store = MEMORY");
     db.exec("PRAGMA wal_autocheckpoint = 4000");
     migrate(db, path);
