@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { DEFAULT_CONFIG } from "../core/config-defaults.js";
 import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
@@ -226,6 +227,11 @@ export class Agent {
       : [{ role: "system", content: this.systemPrompt }, ...this.history];
   }
 
+  /** Background delegations still running: whoever keeps agents alive must not close this one yet. */
+  get backgroundWork(): number {
+    return this.backgroundJobs.size;
+  }
+
   /** Notices waiting for the next request (front ends that are idle may start one to deliver them). */
   get pendingNotices(): number {
     return this.noticeQueue.length;
@@ -269,13 +275,10 @@ export class Agent {
       // A timer cleared once the wait is over: a closed agent is not held in memory until it fires.
       const limiter = new AbortController();
       const timer = setTimeout(() => limiter.abort(), CLOSE_WAIT_MS);
-      const limit = limiter.signal;
-      const expired = new Promise<void>((resolve) =>
-        limit.addEventListener("abort", () => resolve(), { once: true }),
-      );
+      const expired = once(limiter.signal, "abort");
       try {
         await Promise.race([this.runSettled, expired]);
-        await this.backgroundJobs.waitAll(limit);
+        await this.backgroundJobs.waitAll(limiter.signal);
       } finally {
         clearTimeout(timer);
         limiter.abort();

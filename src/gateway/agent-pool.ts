@@ -17,10 +17,14 @@ interface Slot {
   busy: number;
 }
 
+/** A turn runs, or a background delegation it started still works: closing would lose that work. */
+const active = (slot: Slot): boolean => slot.agent.running || slot.agent.backgroundWork > 0;
+
 /**
  * The live agents of the gateway, one per session key. Bounded two ways: at most `maxLive` (an LRU)
  * and none idle longer than `idleTtlMs`. Evicting closes the agent (its stored session stays; the
- * chat's next message resumes it from state.db), and never happens while a turn of it runs.
+ * chat's next message resumes it from state.db), and never happens while a turn of it runs or a
+ * background delegation it started still works.
  */
 export class AgentPool {
   /** Map order is recency order: the first entry is the least recently used. */
@@ -100,7 +104,7 @@ export class AgentPool {
     if (this.options.idleTtlMs <= 0) return;
     const cutoff = this.now() - this.options.idleTtlMs;
     for (const [key, slot] of this.slots) {
-      if (slot.busy === 0 && !slot.agent.running && slot.lastUsedAt <= cutoff) this.evict(key, slot, "idle");
+      if (slot.busy === 0 && !active(slot) && slot.lastUsedAt <= cutoff) this.evict(key, slot, "idle");
     }
   }
 
@@ -124,7 +128,7 @@ export class AgentPool {
     if (excess <= 0) return;
     for (const [key, slot] of this.slots) {
       if (excess <= 0) break;
-      if (slot.busy > 0 || slot.agent.running) continue;
+      if (slot.busy > 0 || active(slot)) continue;
       this.evict(key, slot, "lru");
       excess -= 1;
     }

@@ -6,7 +6,8 @@ import { lastDailyBoundary, shouldReset } from "../../src/gateway/reset-policy.j
 import { sessionKeyOf } from "../../src/gateway/session-key.js";
 import { userMessageText } from "../../src/gateway/turn.js";
 import type { InboundMessage } from "../../src/gateway/types.js";
-import { useRuntime } from "../runtime/support.js";
+import { text, useRuntime } from "../runtime/support.js";
+import { messagesOf } from "../support/e2e.js";
 
 const shared = { groupSessionsPerUser: true, threadSessionsPerUser: false };
 
@@ -140,6 +141,52 @@ describe("agent pool", () => {
     await pool.closeAll();
     expect(pool.size).toBe(0);
     expect(runtime.openSessionCount()).toBe(0);
+  });
+});
+
+describe("agent pool and background work", () => {
+  const h = useRuntime();
+
+  it("never closes an agent whose background delegation still works, idle or least recently used", async () => {
+    const t = h.start("toolsets: [delegation]\n");
+    let childAsked!: () => void;
+    const childStarted = new Promise<void>((resolve) => {
+      childAsked = resolve;
+    });
+    h.fake.setResponder((req) => {
+      if (text(messagesOf(req)[0]).includes("## Your task")) {
+        childAsked();
+        return { fault: { kind: "hang" } };
+      }
+      if (!messagesOf(req).some((m) => m.role === "tool"))
+        return {
+          toolCalls: [{ name: "delegate_task", arguments: { goal: "long survey", background: true } }],
+        };
+      return { text: "Started." };
+    });
+    let clock = 1_000_000;
+    const evicted: string[] = [];
+    const pool = new AgentPool({
+      maxLive: 1,
+      idleTtlMs: 60_000,
+      now: () => clock,
+      onEvict: (key, _agent, reason) => evicted.push(`${key}:${reason}`),
+    });
+    const make = () => t.runtime.newAgent(() => undefined);
+    const worker = pool.lease("worker", make);
+    await worker.agent.runConversation("survey in the background");
+    worker.release();
+    await childStarted;
+    expect(worker.agent.backgroundWork).toBe(1);
+    // Over the limit, the least recently used is "worker", but its delegation runs: "other" goes.
+    pool.lease("other", make).release();
+    expect(evicted).toEqual(["other:lru"]);
+    // Past the idle time too, "worker" stays while its delegation works.
+    clock += 61_000;
+    pool.sweep();
+    expect(evicted).toEqual(["other:lru"]);
+    expect(pool.lease("worker", make).agent).toBe(worker.agent);
+    await pool.closeAll();
   });
 });
 
