@@ -82,7 +82,7 @@ class Waiter {
   /** The release function when the lock was taken, undefined when the caller should wait and retry. */
   attempt(): ReleaseLock | undefined {
     for (;;) {
-      if (this.create()) return () => releaseLock(this.lock, this.token);
+      if (this.create()) return () => removeIfContent(this.lock, this.token);
       if (!takeOverIfStale(this.lock)) break;
     }
     if (Date.now() > this.deadline) {
@@ -115,19 +115,43 @@ class Waiter {
   }
 }
 
-function releaseLock(lock: string, token: string): void {
+/** Deletes `path` if it still holds `content` (a lock or PID file this process wrote, not a successor's). */
+export function removeIfContent(path: string, content: string): void {
   try {
-    if (readFileSync(lock, "utf8") === token) unlinkSync(lock);
+    if (readFileSync(path, "utf8") === content) unlinkSync(path);
   } catch {
     // Already gone: nothing to release.
   }
 }
 
 /**
+ * Deletes a stale lock or PID file whose content was read as `stale`. It is renamed aside first and
+ * checked: if another process replaced it meanwhile (what moved aside is not the stale file), it is
+ * put back, so two processes deciding at once never delete a file a third one just created.
+ */
+export function removeStaleFile(path: string, stale: string): void {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    return;
+  }
+  try {
+    if (readFileSync(aside, "utf8") !== stale && !existsSync(path)) renameSync(aside, path);
+  } catch {
+    // Best effort: if the fresh file cannot be put back, its owner's release simply finds nothing.
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // put back above
+  }
+}
+
+/**
  * A lock whose owner died (crash, kill -9) would block every process forever. It is taken over
- * when it is older than STALE_LOCK_MS and its pid is gone, or older than ABANDONED_LOCK_MS. The
- * takeover renames the lock aside and checks it renamed the stale one, so two waiters deciding at
- * once cannot delete a lock a third process just created. True when the caller should try again now.
+ * when it is older than STALE_LOCK_MS and its pid is gone, or older than ABANDONED_LOCK_MS (see
+ * removeStaleFile for how two waiters deciding at once stay safe). True when the caller should try again now.
  */
 function takeOverIfStale(lock: string): boolean {
   let content: string;
@@ -141,22 +165,7 @@ function takeOverIfStale(lock: string): boolean {
   const pid = Number(content.split(" ")[0]);
   const stale = age > ABANDONED_LOCK_MS || (age > STALE_LOCK_MS && !processAlive(pid));
   if (!stale) return false;
-  const aside = `${lock}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    renameSync(lock, aside);
-  } catch {
-    return true;
-  }
-  try {
-    if (readFileSync(aside, "utf8") !== content && !existsSync(lock)) renameSync(aside, lock);
-  } catch {
-    // Best effort: if the fresh lock cannot be put back, its owner's release simply finds nothing.
-  }
-  try {
-    unlinkSync(aside);
-  } catch {
-    // put back above
-  }
+  removeStaleFile(lock, content);
   return true;
 }
 

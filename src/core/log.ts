@@ -40,9 +40,10 @@ export function formatRecord(level: LogLevel, msg: string, fields: Record<string
   }
 }
 
-export function createLogger(home: string, level: LogLevel = "info"): Logger {
+/** A logger appending to `HERMES_HOME/logs/<fileName>` (agent.log; the gateway keeps gateway.log). */
+export function createLogger(home: string, level: LogLevel = "info", fileName = "agent.log"): Logger {
   const dir = join(home, "logs");
-  const file = join(dir, "agent.log");
+  const file = join(dir, fileName);
   const threshold = LEVELS[level];
   let fd: number | undefined;
   let failed = false;

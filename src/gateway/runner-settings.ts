@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import type { HermesConfig } from "../core/config.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { isKnownToolset } from "../tools/toolsets.js";
+import { platformSettings } from "./platforms/index.js";
 import type { StreamingOptions } from "./reply.js";
 import type { PlatformAdapter } from "./types.js";
 
@@ -21,18 +22,9 @@ export function defaultWorkDir(config: HermesConfig): string {
   return resolve(process.cwd(), config.terminal.cwd.replace(/^~(?=$|\/)/, homedir()));
 }
 
-/** A platform's settings: `platforms.<name>` over its `extra` block. */
-export function platformSettings(runtime: Runtime, name: string): Record<string, unknown> {
-  const all = runtime.config.platforms as unknown as Record<string, Record<string, unknown> | undefined>;
-  const own = all[name] ?? {};
-  const extra =
-    typeof own.extra === "object" && own.extra !== null ? (own.extra as Record<string, unknown>) : {};
-  return { ...extra, ...own };
-}
-
 /** In a group, whether the bot answers only when addressed (`platforms.<name>.require_mention`, default on). */
 export function requireMention(runtime: Runtime, platform: string): boolean {
-  return platformSettings(runtime, platform).require_mention !== false;
+  return platformSettings(runtime.config, platform).require_mention !== false;
 }
 
 /** `platform_toolsets.<platform>`, else the platform's `hermes-<platform>` preset when there is one. */
@@ -50,10 +42,10 @@ export function toolsetsFor(runtime: Runtime, platform: string): string[] | unde
 
 export function streamingFor(runtime: Runtime, adapter: PlatformAdapter): StreamingOptions {
   const s = runtime.config.streaming;
-  const own = platformSettings(runtime, adapter.name).streaming;
+  const own = platformSettings(runtime.config, adapter.name).streaming;
   return {
-    // A webhook answer is one callback: a streamed preview would be a stray partial delivery.
-    enabled: s.enabled && own !== false && adapter.name !== "webhook",
+    // A platform that cannot edit a message (a webhook callback) gets only the final answer.
+    enabled: s.enabled && own !== false && Number.isFinite(adapter.minEditIntervalMs),
     editIntervalMs: Math.max(s.edit_interval * 1000, adapter.minEditIntervalMs),
     bufferThreshold: s.buffer_threshold,
   };

@@ -91,7 +91,10 @@ export interface PlatformAdapter {
   readonly name: string;
   /** The longest text one message may carry (Telegram: 4096). */
   readonly maxMessageLength: number;
-  /** Shortest time between two edits of one message, in ms (streaming is throttled to it). */
+  /**
+   * Shortest time between two edits of one message, in ms (streaming is throttled to it);
+   * Infinity for a platform that cannot edit a sent message: its answers are not streamed.
+   */
   readonly minEditIntervalMs: number;
   /** Connects and starts delivering updates to `sink`; resolves once connected. */
   start(sink: InboundSink): Promise<void>;

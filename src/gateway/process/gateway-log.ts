@@ -1,6 +1,5 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { formatRecord } from "../../core/log.js";
+import { createLogger } from "../../core/log.js";
 import type { GatewayLog } from "../services.js";
 
 export interface GatewayLogger {
@@ -10,39 +9,20 @@ export interface GatewayLogger {
   readonly path: string;
 }
 
-export const gatewayLogPath = (home: string): string => join(home, "logs", "gateway.log");
+const FILE_NAME = "gateway.log";
+
+export const gatewayLogPath = (home: string): string => join(home, "logs", FILE_NAME);
 
 /**
- * HERMES_HOME/logs/gateway.log: the gateway's own records (platforms, deliveries, drains), one JSON
- * object per line in the same format as agent.log. Never throws: logging is not worth a crash.
+ * HERMES_HOME/logs/gateway.log: the gateway's own records (platforms, deliveries, drains), in the
+ * same format as agent.log and written the same way. Never throws: logging is not worth a crash.
  */
 export function createGatewayLogger(home: string): GatewayLogger {
-  const path = gatewayLogPath(home);
-  let fd: number | undefined;
-  let failed = false;
-  const log: GatewayLog = (level, message, fields) => {
-    if (failed) return;
-    try {
-      if (fd === undefined) {
-        mkdirSync(join(home, "logs"), { recursive: true });
-        fd = openSync(path, "a");
-      }
-      writeSync(fd, formatRecord(level, message, { component: "gateway", ...fields }));
-    } catch {
-      failed = true;
-    }
-  };
+  const logger = createLogger(home, "info", FILE_NAME);
   return {
-    log,
-    path,
-    close: () => {
-      if (fd === undefined) return;
-      try {
-        closeSync(fd);
-      } catch {
-        // Already closed.
-      }
-      fd = undefined;
-    },
+    log: (level, message, fields) => logger.log(level, message, { component: "gateway", ...fields }),
+    path: gatewayLogPath(home),
+    // flush() closes the file before its first await: the file is closed when this returns.
+    close: () => void logger.flush(),
   };
 }

@@ -2,18 +2,9 @@
  * The gateway's PID file, HERMES_HOME/gateway.pid, is also its lock: it is created with O_EXCL, so
  * two gateways of one profile never run at once. A file left by a process that died is taken over.
  */
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { removeIfContent, removeStaleFile } from "../../core/file-lock.js";
 
 export interface GatewayPidRecord {
   pid: number;
@@ -95,7 +86,7 @@ export function acquireGatewayLock(home: string, now: Date = new Date()): LockRe
       } finally {
         closeSync(fd);
       }
-      return { record, release: () => releaseIfOurs(path, content) };
+      return { record, release: () => removeIfContent(path, content) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
@@ -117,42 +108,11 @@ function ageMs(path: string): number {
   }
 }
 
-/**
- * Moves a stale PID file aside and deletes it. If another starter replaced it meanwhile (the file
- * moved aside is not the stale one read), it is put back.
- */
+/** Deletes the stale PID file just judged dead (safely, should another starter replace it meanwhile). */
 function takeOver(path: string): void {
-  let stale: string;
   try {
-    stale = readFileSync(path, "utf8");
+    removeStaleFile(path, readFileSync(path, "utf8"));
   } catch {
-    return;
-  }
-  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    renameSync(path, aside);
-  } catch {
-    return;
-  }
-  try {
-    if (readFileSync(aside, "utf8") !== stale && !existsSync(path)) {
-      try {
-        renameSync(aside, path);
-        return;
-      } catch {
-        // fall through: remove it
-      }
-    }
-    unlinkSync(aside);
-  } catch {
-    // Already gone.
-  }
-}
-
-function releaseIfOurs(path: string, content: string): void {
-  try {
-    if (readFileSync(path, "utf8") === content) unlinkSync(path);
-  } catch {
-    // Already gone.
+    // Gone already: the next attempt creates it.
   }
 }

@@ -4,7 +4,7 @@
  * `deliver.url`. Nothing reaches the agent unless the HMAC signature checks out.
  *
  * A webhook answer is one callback, so there is nothing to stream into: `edit()` refuses and
- * `minEditIntervalMs` is a day, and the gateway should turn streaming off for this platform.
+ * `minEditIntervalMs` is Infinity, which tells the gateway not to stream to this platform.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -61,7 +61,7 @@ class WebhookPlatform implements WebhookAdapter {
   /** One answer is one callback; the ledger splits only beyond this. */
   readonly maxMessageLength = 1_000_000;
   /** Streaming by edits is impossible here; a day keeps any throttle from ever firing. */
-  readonly minEditIntervalMs = 86_400_000;
+  readonly minEditIntervalMs = Number.POSITIVE_INFINITY;
 
   private server: Server | undefined;
   private sink: InboundSink | undefined;
