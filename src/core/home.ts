@@ -78,7 +78,7 @@ export function ensureHermesHome(home: string): HomePaths {
   try {
     makeDirs(home);
     for (const dir of [paths.logs, paths.memories, paths.skills, paths.sessions, paths.cache]) {
-      if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+      if (!existsSync(dir)) makeDir(dir);
     }
   } catch (err) {
     throw homeError(home, err);
@@ -104,7 +104,24 @@ function makeDirs(dir: string): void {
     if (parent === cur) break;
     cur = parent;
   }
-  for (const d of missing.reverse()) mkdirSync(d, { mode: 0o700 });
+  for (const d of missing.reverse()) makeDir(d);
+}
+
+/** One mkdir; a folder another process created a moment ago is as good as our own. */
+function makeDir(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST" || !isFolder(dir)) throw err;
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The first path from `path` up to the root that exists and is not a folder. */
