@@ -2,7 +2,8 @@
 // from spawn to the first model request with no MCP server, with 5 real servers (server-everything,
 // server-filesystem and three small SDK servers), and with 5 where one hangs at start (bounded by
 // mcp_discovery_timeout); the size of that first request, its tool count and how many MCP tools made
-// it in; and the size of a first request that carries every tool of the 5 servers.
+// it in; the size of a first request that carries every tool of the 5 servers, and of one that
+// reaches them through the tool search bridge (tools.tool_search.enabled: true).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,8 +59,13 @@ async function firstRequest(servers, extra = "") {
   const req = fake.requests[before];
   if (code !== 0 || !req) throw new Error(`run failed: exit ${code}`);
   rmSync(root, { recursive: true, force: true });
-  const names = (req.body.tools ?? []).map((t) => t.function.name);
+  const tools = req.body.tools ?? [];
+  const names = tools.map((t) => t.function.name);
+  // Tools behind the bridge: tool_search's description says how many it searches.
+  const search = tools.find((t) => t.function.name === "tool_search");
+  const deferred = Number(search?.function.description.match(/Search (\d+) more tools/)?.[1] ?? 0);
   return {
+    reachable: names.length - (search ? 3 : 0) + deferred,
     ms: req.receivedAt - started,
     bytes: Buffer.byteLength(req.rawBody),
     tools: names.length,
@@ -73,6 +79,12 @@ const scenarios = [
   ["5, one hung at start", (work) => [...five(work).slice(0, 4), server("stuck", [fixture, "hang-start"])]],
   // Every server answers before the first request: its size with all their tools.
   ["5, all tools waited for", (work) => five(work), "mcp_discovery_timeout: 60\n"],
+  // The same tools behind tool_search / tool_describe / tool_call.
+  [
+    "5, all, tool search on",
+    (work) => five(work),
+    "mcp_discovery_timeout: 60\ntools:\n  tool_search:\n    enabled: true\n",
+  ],
 ];
 
 console.log(`MCP start-up: spawn to first model request, hermes -z (median of ${RUNS})`);
@@ -86,13 +98,14 @@ for (const [label, servers, extra] of scenarios) {
     bytes: median(rs.map((x) => x.bytes)),
     tools: median(rs.map((x) => x.tools)),
     mcpTools: median(rs.map((x) => x.mcpTools)),
+    reachable: median(rs.map((x) => x.reachable)),
   });
 }
 const base = results[0];
 for (const r of results) {
   const delta = r === base ? "" : `  (+${fmt(r.ms - base.ms, 0)} ms vs none)`;
   console.log(
-    `  ${r.label.padEnd(24)} ${fmt(r.ms, 0).padStart(5)} ms${delta.padEnd(22)} first request ${fmt(r.bytes / 1024)} KB, ${r.tools} tools (${r.mcpTools} MCP)`,
+    `  ${r.label.padEnd(24)} ${fmt(r.ms, 0).padStart(5)} ms${delta.padEnd(22)} first request ${fmt(r.bytes / 1024)} KB, ${r.tools} tools (${r.mcpTools} MCP), ${r.reachable} reachable`,
   );
 }
 console.log("  (mcp_discovery_timeout 1.5 s bounds the wait; a hung server adds at most that)");

@@ -168,7 +168,7 @@ const rows = [
 console.log("First request, default toolsets (target: under 15 KB, every tool reachable)");
 for (const r of rows)
   console.log(
-    `  ${r.label.padEnd(30)} ${fmt(r.bytes / 1024).padStart(6)} KB request  ${fmt(r.toolBytes / 1024).padStart(6)} KB tools  ${String(r.listed).padStart(3)} listed / ${r.reachable} reachable`,
+    `  ${r.label.padEnd(30)} ${fmt(r.bytes / 1024, 2).padStart(6)} KB request  ${fmt(r.toolBytes / 1024).padStart(6)} KB tools  ${String(r.listed).padStart(3)} listed / ${r.reachable} reachable`,
   );
 console.log(`  bridge cost: ${fmt((rows[1].toolBytes - rows[0].toolBytes) / 1024, 2)} KB for 300 tools`);
 await fake.close();

@@ -11,21 +11,30 @@ import { disabledSkills, isVisible, type VisibilityContext } from "./visibility.
 
 export const SKILLS_INDEX_HEADER = [
   "## Skills",
-  "Saved procedures: how this user wants work done, steps that worked, pitfalls met. Before acting,",
-  "load any that fits the task even partly with skill_view(name), and follow it.",
+  "Saved procedures: how the user wants work done, what worked, pitfalls. Before acting, load any",
+  "that fits the task even partly with skill_view(name) and follow it.",
 ].join("\n");
 
 const UNCATEGORISED = "general";
 
 /** Longest description shown per skill; skill_view has the rest. */
-export const INDEX_DESCRIPTION_CHARS = 40;
+export const INDEX_DESCRIPTION_CHARS = 30;
 
-/** `text` cut at a word boundary to at most `max` characters ("…" marks a cut), without the final period. */
+/** Words that say nothing at the end of a cut description ("Find a bug's root cause by…"). */
+const DANGLING_WORD =
+  /\s+(?:a|an|and|as|at|by|for|from|in|into|its|of|on|one|or|so|than|that|the|their|then|to|with|your)$/i;
+
+/**
+ * `text` cut at a word boundary to at most `max` characters ("…" marks a cut, dangling little words
+ * dropped before it), without the final period.
+ */
 export function clipDescription(text: string, max = INDEX_DESCRIPTION_CHARS): string {
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean.length <= max) return clean.replace(/\.$/, "");
   const space = clean.lastIndexOf(" ", max);
-  const cut = clean.slice(0, space > 0 ? space : max).replace(/[\s,;:.\-–—]+$/, "");
+  const trim = (s: string) => s.replace(/[\s,;:.\-–—]+$/, "");
+  let cut = trim(clean.slice(0, space > 0 ? space : max));
+  while (DANGLING_WORD.test(cut)) cut = trim(cut.replace(DANGLING_WORD, ""));
   return `${cut}…`;
 }
 

@@ -67,7 +67,7 @@ describe("skills through the CLI", () => {
     expect(r2.code).toBe(0);
     const s2 = fake.requests.slice(3);
     const system2 = systemOf(s2[0]!);
-    expect(system2).toContain("\nkitchen: brew-coffee (Brew pour-over coffee the way the user…)\n");
+    expect(system2).toContain("\nkitchen: brew-coffee (Brew pour-over coffee the way…)\n");
     expect(system2).not.toContain("Grind 18 g");
     const viewed = JSON.parse(String(toolMessagesOf(s2[1]!).at(-1)?.content)) as { content: string };
     expect(viewed.content).toBe(`# Brewing\n\n${BODY}`);

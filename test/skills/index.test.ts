@@ -131,7 +131,7 @@ describe("index", () => {
       ),
     });
     const text = renderSkillsIndex(loadIndexEntries(home).entries, ctx());
-    expect(text.split("\n").at(-1)).toBe("dev: alpha (Reproduce the failure, narrow it down…); zeta (Zeta)");
+    expect(text.split("\n").at(-1)).toBe("dev: alpha (Reproduce the failure, narrow…); zeta (Zeta)");
   });
 
   it("is empty without skill_view and syncs the bundled skills before reading", () => {
@@ -184,8 +184,15 @@ describe("index", () => {
 describe("clipDescription", () => {
   it("keeps a short description without its final period and cuts a long one at a word", () => {
     expect(clipDescription(" Beta\n things. ")).toBe("Beta things");
-    expect(clipDescription("Review a change for correctness, risk and clarity, with ranked findings.")).toBe(
-      "Review a change for correctness, risk…",
+    expect(
+      clipDescription("Review a change for correctness, risk and clarity, with ranked findings.", 40),
+    ).toBe("Review a change for correctness, risk…");
+    // Little words a cut leaves at the end go too: they only make the line longer.
+    expect(clipDescription("Find a bug's root cause by reproducing it first.")).toBe(
+      "Find a bug's root cause…",
+    );
+    expect(clipDescription("Write or improve a skill so that the next run goes better.")).toBe(
+      "Write or improve a skill…",
     );
     expect(clipDescription("Supercalifragilisticexpialidocious-and-more", 10)).toBe("Supercalif…");
     expect(clipDescription("")).toBe("");

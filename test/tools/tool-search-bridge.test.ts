@@ -411,7 +411,7 @@ describe("the bridge inside execute_code", () => {
     const description = (
       requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>
     ).find((t) => t.function.name === "execute_code")!.function.description;
-    expect(description).toContain("tool_search, tool_describe, tool_call");
+    expect(description).toContain("tool_search/describe/call");
     const result = JSON.parse(lastToolMessage(requests[1]!)) as { status: string; output: string };
     expect(result.status).toBe("success");
     expect(result.output).toBe(

@@ -89,11 +89,7 @@ function identity(home: string): string {
 
 export function environmentHint(backend: string, probe: EnvironmentProbe): string {
   if (backend === "local") {
-    return [
-      `Host: ${probe.os}`,
-      `User home directory: ${probe.home}`,
-      `Current working directory: ${probe.cwd}`,
-    ].join("\n");
+    return [`Host: ${probe.os}`, `Home: ${probe.home}`, `Working directory: ${probe.cwd}`].join("\n");
   }
   return [
     `Terminal backend: ${backend}. terminal, read_file, write_file, patch and search_files all act inside`,

@@ -11,8 +11,8 @@ export const DEFAULT_IDENTITY = [
 
 export const PLATFORM_HINTS: Readonly<Record<string, string>> = {
   cli: [
-    "You are in a terminal (CLI): write plain text, not heavy markdown. Give the absolute path of any",
-    "file you create or change (no attachments, no MEDIA: tags).",
+    "You are in a terminal (CLI): write plain text, not heavy markdown. Name each file you create or",
+    "change by its absolute path (no attachments or MEDIA: tags).",
   ].join("\n"),
   cron: [
     "You are running as a scheduled job with nobody watching. You cannot ask questions or wait for",

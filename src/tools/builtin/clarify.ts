@@ -12,11 +12,8 @@ export const CLARIFY_SCHEMA = {
     type: "object",
     properties: {
       question: { type: "string" },
-      choices: {
-        type: "array",
-        items: { type: "string" },
-        maxItems: MAX_CLARIFY_CHOICES,
-      },
+      // The description says how many; extra choices are dropped.
+      choices: { type: "array", items: { type: "string" } },
     },
     required: ["question"],
   },

@@ -3,10 +3,10 @@ import { toolError, toolResult } from "./util.js";
 
 export const MEMORY_SCHEMA = {
   description:
-    "Durable memory, shown in every future session. target user: the user's preferences, corrections, " +
-    "habits; memory: your notes (environment, conventions, lessons). add(content), replace(old_text, " +
-    "content), remove(old_text), old_text unique to one entry. operations: a batch for one target, " +
-    "all or none. Keep entries short; consolidate a full store.",
+    "Durable memory shown in every future session. target user: the user's preferences, corrections, " +
+    "habits; memory: your notes (environment, conventions, lessons). add(content); replace(old_text, " +
+    "content), remove(old_text): old_text unique to one entry. operations: one target's batch, all or " +
+    "none. Keep entries short; consolidate when full.",
   parameters: {
     type: "object",
     properties: {

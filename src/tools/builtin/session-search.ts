@@ -19,19 +19,19 @@ const day = (ms: number): string => new Date(ms).toISOString().slice(0, 16).repl
 
 export const SESSION_SEARCH_SCHEMA = {
   description:
-    "Search past sessions (include_current: this one too) for snippets with session_id and " +
-    "message_id; read around a hit with session_id + around_message_id (+ window), no query.",
+    "Search past sessions (include_current: this one too): snippets with session_id, message_id. " +
+    "Read around a hit: session_id + around_message_id (+ window), no query.",
   parameters: {
     type: "object",
     properties: {
       query: { type: "string" },
       sort: { type: "string", enum: ["relevance", "recency"] },
       role: { type: "string", enum: ["user", "assistant", "tool"] },
-      limit: { type: "integer", minimum: 1, maximum: MAX_LIMIT },
+      limit: { type: "integer", maximum: MAX_LIMIT },
       include_current: { type: "boolean" },
       session_id: { type: "string" },
       around_message_id: { type: "integer" },
-      window: { type: "integer", minimum: 0, maximum: MAX_WINDOW },
+      window: { type: "integer", maximum: MAX_WINDOW },
     },
   },
 };

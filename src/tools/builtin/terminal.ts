@@ -24,7 +24,7 @@ export const TERMINAL_SCHEMA = {
     properties: {
       command: { type: "string" },
       background: { type: "boolean" },
-      timeout: { type: "integer", description: "Seconds (foreground).", minimum: 1, maximum: MAX_TIMEOUT_S },
+      timeout: { type: "integer", description: "Seconds (foreground).", maximum: MAX_TIMEOUT_S },
       workdir: { type: "string", description: "For this call only." },
       pty: { type: "boolean" },
       notify_on_complete: { type: "boolean" },

@@ -3,7 +3,7 @@ import { argBool, toolError, toolResult } from "./util.js";
 
 export const TODO_SCHEMA = {
   description:
-    "Task list for work of 3+ steps, not simple requests. No arguments: read it. todos replaces the " +
+    "Task list for work of 3+ steps. No arguments: read it. todos replaces the " +
     "list (merge=true: update by id, append new). Keep ONE item in_progress; mark it completed when " +
     "done, or cancelled plus a revised item if it failed. No test/verify items unless asked.",
   parameters: {

@@ -135,7 +135,7 @@ const SCHEMAS: Readonly<Record<string, ToolSchema>> = {
     description: "Search the tools that load on demand by keywords. Run one with tool_call.",
     parameters: {
       type: "object",
-      properties: { query: { type: "string" }, limit: { type: "integer", minimum: 1 } },
+      properties: { query: { type: "string" }, limit: { type: "integer" } },
       required: ["query"],
     },
   },

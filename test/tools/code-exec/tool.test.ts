@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { compactNames } from "../../../src/tools/builtin/code-exec/index.js";
 import { isAlive } from "../helpers.js";
 import { type CodeExecHarness, createCodeExecHarness } from "./setup.js";
 
@@ -385,5 +386,24 @@ describe("execute_code schema", () => {
     expect(text).toContain("300 s, 50 calls");
     const alone = await h.registry.getDefinitions(["execute_code"]);
     expect(alone[0]!.function.description).toContain("none in this session");
+  });
+
+  it("writes three or more names that share a prefix once, in the order they come", () => {
+    expect(
+      compactNames([
+        "web_search",
+        "web_extract",
+        "read_file",
+        "browser_navigate",
+        "browser_click",
+        "terminal",
+        "browser_back",
+        "tool_search",
+        "tool_describe",
+        "tool_call",
+      ]),
+    ).toBe(
+      "web_search, web_extract, read_file, browser_navigate/click/back, terminal, tool_search/describe/call",
+    );
   });
 });

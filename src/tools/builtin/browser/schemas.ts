@@ -79,7 +79,7 @@ export const BROWSER_SCHEMAS: Readonly<Record<string, ToolSchema>> = {
     },
   },
   browser_close: {
-    description: "Close the browser (pages, cookies, storage).",
+    description: "Close the browser and its pages.",
     parameters: none,
   },
 };

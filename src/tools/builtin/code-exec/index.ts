@@ -13,7 +13,7 @@ export const WINDOWS_REFUSAL =
 /** The tool's schema for a session whose scripts may call `tools` (their arguments are the tools' own). */
 export function executeCodeSchema(tools: readonly string[], config?: HermesConfig): ToolSchema {
   const { timeoutSeconds, maxToolCalls } = codeExecSettings(config);
-  const list = tools.length > 0 ? tools.join(", ") : "none in this session (plain computation only)";
+  const list = tools.length > 0 ? compactNames(tools) : "none in this session (plain computation only)";
   return {
     description:
       "Run a Python 3 (or language=javascript) script that calls tools; only what it prints comes back. " +
@@ -26,11 +26,30 @@ export function executeCodeSchema(tools: readonly string[], config?: HermesConfi
       properties: {
         code: { type: "string" },
         language: { type: "string", enum: ["python", "javascript"] },
-        timeout: { type: "integer", minimum: 1, description: "Seconds." },
+        timeout: { type: "integer", description: "Seconds." },
       },
       required: ["code"],
     },
   };
+}
+
+/**
+ * The names, three or more sharing a prefix written once: `browser_navigate/click/type`. Fewer bytes
+ * on every request for the same list.
+ */
+export function compactNames(names: readonly string[]): string {
+  const prefixOf = (name: string) => name.slice(0, name.indexOf("_") + 1);
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const key = prefixOf(name) || name;
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  const parts: string[] = [];
+  for (const [prefix, members] of groups) {
+    if (members.length < 3 || !prefix.endsWith("_")) parts.push(...members);
+    else parts.push(`${prefix}${members.map((m) => m.slice(prefix.length)).join("/")}`);
+  }
+  return parts.join(", ");
 }
 
 function timeoutArg(args: Record<string, unknown>, max: number): number {

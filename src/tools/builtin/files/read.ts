@@ -23,7 +23,7 @@ export const READ_FILE_SCHEMA = {
     type: "object",
     properties: {
       path: { type: "string" },
-      offset: { type: "integer", minimum: 1 },
+      offset: { type: "integer" },
       limit: { type: "integer", description: "Default 500.", maximum: MAX_LIMIT },
     },
     required: ["path"],

@@ -36,7 +36,7 @@ export const PATCH_SCHEMA = {
 export const SEARCH_FILES_SCHEMA = {
   description:
     "Search file contents by regex (target=content) or find files by name glob (target=files, newest " +
-    "first; use instead of ls/find). Respects .gitignore.",
+    "first; instead of ls/find). Respects .gitignore.",
   parameters: {
     type: "object",
     properties: {

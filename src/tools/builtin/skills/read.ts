@@ -12,7 +12,7 @@ export const SKILLS_LIST_SCHEMA = {
 };
 
 export const SKILL_VIEW_SCHEMA = {
-  description: "Load a skill's instructions and the list of its files; with file_path, read one of them.",
+  description: "Load a skill: its instructions and file list; file_path: read one of its files.",
   parameters: {
     type: "object",
     properties: {

@@ -22,7 +22,7 @@ const configured = (web: WebSettings): string => web.search_backend || web.backe
 /** The backend's limits when one is known (they change how often and how widely to search). */
 function description(limits: string | undefined, canExtract: boolean): string {
   return (
-    "Search the web: title, URL, snippet per result." +
+    "Web search: title, URL, snippet per result." +
     (limits ? ` Backend: ${limits}.` : "") +
     (canExtract ? " Read pages with web_extract." : "")
   );
@@ -45,7 +45,7 @@ export function webSearchRegistration(
         type: "object",
         properties: {
           query: { type: "string" },
-          limit: { type: "integer", description: `Default ${DEFAULT_LIMIT}.`, minimum: 1 },
+          limit: { type: "integer", description: `Default ${DEFAULT_LIMIT}.` },
         },
         required: ["query"],
       },
