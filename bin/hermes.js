@@ -19,6 +19,25 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.write(`${pkg.version}\n`);
   process.exit(0);
 }
+// The root help is pre-rendered by the build (dist/root-help.txt, 80 columns): printed without
+// loading the CLI, unless a terminal is too narrow for it (the CLI then wraps it to fit).
+if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+  const out = process.stdout;
+  if (!out.isTTY || !(out.columns < 80)) {
+    let help = "";
+    try {
+      help = process
+        .getBuiltinModule("node:fs")
+        .readFileSync(new URL("../dist/root-help.txt", import.meta.url), "utf8");
+    } catch (_) {
+      // Not built yet (a tsc-only build): the CLI formats it.
+    }
+    if (help) {
+      out.write(help);
+      process.exit(0);
+    }
+  }
+}
 process.getBuiltinModule("node:module").enableCompileCache();
 // A run that ends within seconds never pays back V8's optimizing compilers (Maglev, TurboFan: ~10 MB
 // of peak memory and their compile threads in a one-answer run) nor a young generation grown to

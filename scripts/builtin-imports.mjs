@@ -49,12 +49,16 @@ export function rewriteBuiltinImports(source) {
 
 /**
  * Built-ins whose named functions are bound lazily: `spawn` becomes a function that takes the module
- * when first called. child_process (net, dgram, streams) and fs/promises (readline, streams) cost
- * ~5-10 ms at start-up in modules that only use them later, if at all. Only plain functions are
+ * when first called. child_process (net, dgram, streams), fs/promises (readline, streams) and crypto
+ * (~5 ms) cost milliseconds at start-up in modules that only use them later, if at all. Only plain functions are
  * listed: a class or a constant must stay the module's own value.
  */
 const LAZY_FUNCTIONS = new Map([
   ["node:child_process", new Set(["spawn", "spawnSync", "execFile", "execFileSync", "exec", "execSync", "fork"])],
+  [
+    "node:crypto",
+    new Set(["createHash", "createHmac", "randomBytes", "randomInt", "randomUUID", "scrypt", "scryptSync", "timingSafeEqual"]),
+  ],
   [
     "node:fs/promises",
     new Set([

@@ -1,6 +1,7 @@
 // Bundles the CLI into dist/bundle/ (ESM, code-split at dynamic imports). One file per lazy boundary
 // instead of hundreds of modules: the binary starts faster and uses less memory. The provider SDKs
 // stay behind their dynamic imports, so `--help` never loads them.
+import { spawnSync } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,9 @@ import { readFile } from "node:fs/promises";
 import { builtinsWithoutFacades, rewriteBuiltinImports } from "./builtin-imports.mjs";
 
 const require = createRequire(import.meta.url);
+
+/** The root help, pre-rendered (bin/hermes.js prints it). */
+const HELP_FILE = "dist/root-help.txt";
 
 /**
  * Commander imports node:child_process (net, dgram and streams with it: ~3 ms) for executable
@@ -103,3 +107,17 @@ for (const skill of listBundledSkills("skills")) {
   skills[`${skill.relDir}\0${createHash("sha256").update(text).digest("hex")}`] = parsed.skill;
 }
 writeFileSync("dist/bundled-skills.json", JSON.stringify({ buildId, skills }));
+
+// `hermes --help` as the CLI just built prints it: the root help depends on nothing but the build
+// (plugin commands join only when a command line names a plugin), so the launcher prints this file
+// instead of loading the CLI to format it. Rendered for a pipe (80 columns); the launcher lets the
+// CLI format it for a terminal narrower than that.
+rmSync(HELP_FILE, { force: true });
+const help = spawnSync(process.execPath, ["bin/hermes.js", "--help"], {
+  encoding: "utf8",
+  env: { PATH: process.env.PATH, HOME: tmpdir(), NO_COLOR: "1" },
+});
+if (help.status !== 0 || !help.stdout.includes("Usage: hermes")) {
+  throw new Error(`bin/hermes.js --help failed (exit ${help.status}): ${help.stderr}`);
+}
+writeFileSync(HELP_FILE, help.stdout);

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Newest modification time under a folder (ms). */
@@ -12,8 +13,24 @@ function newest(dir: string): number {
   return max;
 }
 
-/** End-to-end tests run the real binary, which loads dist/: rebuild it when src/ is newer. */
-export default function setup(): void {
+/**
+ * End-to-end tests run the real binary, which loads dist/: rebuild it when src/ is newer. After the
+ * run, whatever the tests created in the temp folder and left there is listed: tests clean up.
+ */
+export default function setup(): () => void {
+  const before = new Set(readdirSync(tmpdir()));
+  buildIfStale();
+  return () => {
+    const left = readdirSync(tmpdir()).filter((name) => !before.has(name));
+    if (left.length > 0) {
+      process.stderr.write(
+        `\nThe tests left ${left.length} entries in ${tmpdir()}: ${left.slice(0, 20).join(", ")}\n`,
+      );
+    }
+  };
+}
+
+function buildIfStale(): void {
   const root = join(import.meta.dirname, "..");
   const entry = join(root, "dist", "bundle", "hermes.js");
   if (existsSync(entry) && statSync(entry).mtimeMs >= newest(join(root, "src"))) return;

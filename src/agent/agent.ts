@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { DEFAULT_CONFIG } from "../core/config-defaults.js";
+import { newSessionId } from "../core/session-id.js";
 import { getModelInfo } from "../llm/models/index.js";
 import { ProviderRouter } from "../llm/provider-router.js";
 import { streamLlm } from "../llm/registry.js";
@@ -117,7 +117,7 @@ export class Agent {
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
-    this.currentSessionId = opts.sessionId ?? randomUUID();
+    this.currentSessionId = opts.sessionId ?? newSessionId();
     this.rowIds = [...(opts.earlierSessionIds ?? []), this.currentSessionId];
     this.conversationId = opts.conversationId ?? this.rowIds[0]!;
     this.taskId = opts.taskId ?? this.sessionId;
@@ -212,7 +212,7 @@ export class Agent {
         this.history.splice(0, this.history.length, ...rest);
         this.historyVersion += 1;
         const parent = this.currentSessionId;
-        this.currentSessionId = randomUUID();
+        this.currentSessionId = newSessionId();
         this.rowIds.push(this.currentSessionId);
         return [parent, this.currentSessionId];
       },

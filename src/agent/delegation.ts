@@ -4,6 +4,7 @@
  * (timeout, stale heartbeat, the parent's interrupt) and hands back one capped summary per child.
  */
 import { randomUUID } from "node:crypto";
+import { newSessionId } from "../core/session-id.js";
 import { ProviderRouter } from "../llm/provider-router.js";
 import type {
   ChildReport,
@@ -169,7 +170,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
     const depth = lim.depth + 1;
     const role = effectiveRole(spec.role, depth, lim.maxSpawnDepth, cfg.orchestrator_enabled);
     const target = cfg.model ? { ...parent.options.target, model: cfg.model } : parent.options.target;
-    const sessionId = randomUUID();
+    const sessionId = newSessionId();
     // Its own cwd and variables, starting from the parent's: concurrent children cannot undo
     // each other's `cd`/`export`, nor the parent's.
     const taskId = `${parent.taskId}/${sessionId}`;

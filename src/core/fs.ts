@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -35,13 +34,17 @@ export async function ensureDir(dir: string, mode?: number): Promise<void> {
   }
 }
 
+let tempCounter = 0;
+
 /**
  * Writes through a temp file in the same folder and a rename, so a reader (or a crash) never sees
  * half a file. Creates missing parent folders.
  */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomUUID().slice(0, 8)}.tmp`;
+  // Unique among live processes (pid) and within this one (counter); the random part keeps a
+  // reused pid from meeting a temp file a crashed process left behind.
+  const tmp = `${path}.${process.pid}.${(++tempCounter).toString(36)}${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
     writeFileSync(tmp, data, { mode });
     renameSync(tmp, path);

@@ -55,15 +55,16 @@ export default function register(api) {
 `,
     "index.test.mjs": `// Run with: node --test   (in this folder)
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import register from "./index.mjs";
 
 /** Records what register(api) registers, like Hermes does. */
 function load() {
   const dir = mkdtempSync(join(tmpdir(), "${name}-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const tools = new Map();
   const hooks = new Map();
   const quiet = () => {};

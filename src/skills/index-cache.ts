@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fingerprint } from "../core/fingerprint.js";
 import { writeFileAtomic } from "../core/fs.js";
-import { sha256 } from "./bundled-files.js";
 import { loadSkills, locateSkills, type SkillLocation, skillRoots } from "./discovery.js";
 
 /**
@@ -40,7 +40,7 @@ export const snapshotPath = (home: string): string => join(home, "cache", "skill
 function treeKey(roots: readonly string[], locations: readonly SkillLocation[]): string {
   const lines = [`v${SNAPSHOT_VERSION}`, ...roots];
   for (const l of locations) lines.push(`${l.path}\t${l.size}\t${l.mtimeMs}`);
-  return sha256(lines.join("\n"));
+  return fingerprint(lines.join("\n"));
 }
 
 function readSnapshot(path: string, key: string): { entries: IndexEntry[]; problems: string[] } | undefined {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { fingerprint } from "../core/fingerprint.js";
 import { writeFileAtomic } from "../core/fs.js";
 import {
   type BundledSkill,
@@ -7,7 +8,6 @@ import {
   hashSkillFiles,
   listBundledSkills,
   listSkillFiles,
-  sha256,
 } from "./bundled-files.js";
 import { BUNDLED_MANIFEST, SKILL_FILE, skillsDir } from "./paths.js";
 
@@ -77,7 +77,7 @@ function bundleStamp(root: string): string {
     }
   };
   walk(root);
-  return sha256(parts.join("\n"));
+  return fingerprint(parts.join("\n"));
 }
 
 const sameFiles = (a: Record<string, string>, b: Record<string, string>): boolean => {

@@ -266,6 +266,14 @@ describe("hermes CLI bad input", () => {
     ]) {
       expect(h.stdout).toContain(flag);
     }
+    // --help prints the text the build pre-rendered; `hermes help` has the CLI format it now.
+    const formatted = await runHermes(["help"], { env: cleanEnv({ HERMES_HOME: box.home }), cwd: box.work });
+    expect(h.code).toBe(0);
+    expect(formatted.code).toBe(0);
+    expect(h.stdout).toBe(formatted.stdout);
+    expect(
+      (await runHermes(["-h"], { env: cleanEnv({ HERMES_HOME: box.home }), cwd: box.work })).stdout,
+    ).toBe(formatted.stdout);
   });
 
   it("prompt-size reports the system prompt and each enabled tool's schema", async () => {

@@ -32,15 +32,18 @@ async function call(name: string, args: Record<string, unknown>): Promise<Record
 const manage = (args: Record<string, unknown>) => call("skill_manage", args);
 const skillPath = (...rel: string[]) => join(h.home, "skills", ...rel);
 
+let emptyBundle: ReturnType<typeof tempDir>;
+
 beforeEach(async () => {
   // An empty bundle keeps these tests about the store itself.
-  const empty = tempDir();
-  process.env.HERMES_BUNDLED_SKILLS = empty.dir;
+  emptyBundle = tempDir();
+  process.env.HERMES_BUNDLED_SKILLS = emptyBundle.dir;
   h = await createHarness();
   clearIndexMemory();
   useSession();
 });
 afterEach(async () => {
+  emptyBundle.cleanup();
   if (savedBundle === undefined) delete process.env.HERMES_BUNDLED_SKILLS;
   else process.env.HERMES_BUNDLED_SKILLS = savedBundle;
   await h.dispose();

@@ -21,7 +21,8 @@ async function startChrome(): Promise<{ pid: number; url: string; profile: strin
   const child = spawn(
     findChromium("")!,
     [...chromiumFlags(), `--user-data-dir=${profile}`, "--remote-debugging-port=0", "about:blank"],
-    { stdio: ["ignore", "ignore", "pipe"] },
+    // Its singleton socket folder goes inside the profile, which the test removes.
+    { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: profile } },
   );
   const url = await new Promise<string>((resolve, reject) => {
     let err = "";

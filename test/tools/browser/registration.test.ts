@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG } from "../../../src/core/config-defaults.js";
 import { registerBrowserTools } from "../../../src/tools/builtin/browser/index.js";
 import { chromiumFlags } from "../../../src/tools/builtin/browser/launch.js";
@@ -34,8 +34,14 @@ const ALL = [
   "browser_vision",
 ];
 
+const fakeBins: string[] = [];
+afterAll(() => {
+  for (const dir of fakeBins) rmSync(dir, { recursive: true, force: true });
+});
+
 async function fakeBin(names: string[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "hermes-fake-bin-"));
+  fakeBins.push(dir);
   for (const n of names) {
     writeFileSync(join(dir, n), "#!/bin/sh\nexit 0\n");
     chmodSync(join(dir, n), 0o755);

@@ -4,7 +4,7 @@
  * closes, and Playwright ends its whole process group when Hermes exits.
  */
 import { rmSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -55,6 +55,12 @@ async function playwright(): Promise<typeof import("playwright-core")> {
   }
 }
 
+async function profileTemp(userDataDir: string): Promise<string> {
+  const dir = join(userDataDir, "tmp");
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
 /** Launches a headless Chromium with a new profile. Throws with Chromium's own words when it cannot start. */
 export async function launchChromium(options: LaunchOptions): Promise<BrowserHandle> {
   const { chromium } = await playwright();
@@ -76,6 +82,9 @@ export async function launchChromium(options: LaunchOptions): Promise<BrowserHan
         "--no-startup-window",
       ],
       headless: true,
+      // Chromium's own temp files (its singleton socket folder) go inside the profile, which is
+      // removed even when the browser is killed: nothing is left in the system's temp folder.
+      env: { ...process.env, TMPDIR: await profileTemp(userDataDir) },
       // Ctrl+C interrupts the agent's turn; it must not take the browser down with it.
       handleSIGINT: false,
       timeout: options.timeoutMs ?? 30_000,
