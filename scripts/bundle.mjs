@@ -12,8 +12,16 @@ import { isDeepStrictEqual } from "node:util";
 import { build } from "esbuild";
 import { readFile } from "node:fs/promises";
 import { builtinsWithoutFacades, rewriteBuiltinImports } from "./builtin-imports.mjs";
+import { mergeStartupChunks } from "./merge-startup.mjs";
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Native addon, optional proxy support, the WebAssembly runtime of the bash grammar (it finds its
+ * own .wasm next to itself) and Playwright (it reads files of its own package at run time) load
+ * from node_modules; so does sharp (native image library, imported when an image needs resizing).
+ */
+const EXTERNAL = ["@lydell/node-pty", "undici", "web-tree-sitter", "playwright-core", "sharp"];
 
 /** The root help, pre-rendered (bin/hermes.js prints it). */
 const HELP_FILE = "dist/root-help.txt";
@@ -55,10 +63,7 @@ const result = await build({
   minifySyntax: true,
   legalComments: "none",
   logLevel: "warning",
-  // Native addon, optional proxy support, the WebAssembly runtime of the bash grammar (it finds its
-  // own .wasm next to itself) and Playwright (it reads files of its own package at run time) load
-  // from node_modules; so does sharp (native image library, imported when an image needs resizing).
-  external: ["@lydell/node-pty", "undici", "web-tree-sitter", "playwright-core", "sharp"],
+  external: EXTERNAL,
   // CommonJS dependencies call require() for Node built-ins.
   banner: { js: "import { createRequire as __hermesRequire } from 'node:module'; const require = __hermesRequire(import.meta.url);" },
   chunkNames: "chunks/[name]-[hash]",
@@ -72,6 +77,10 @@ for (const file of result.outputFiles) {
   mkdirSync(dirname(file.path), { recursive: true });
   writeFileSync(file.path, file.contents);
 }
+const merge = await mergeStartupChunks("dist/bundle", EXTERNAL);
+console.log(
+  `bundle: ${merge.merged} chunks of the start-up path merged into two (${merge.filesBefore} → ${merge.filesAfter} files)`,
+);
 
 // The bash grammar for command screening: only the compiled .wasm ships (tree-sitter-bash is a
 // build-time dependency), next to the built code where the loader looks for it.

@@ -170,7 +170,8 @@ describe("the MCP SDK is loaded only when MCP is used", () => {
     expect(sdkFiles(await loads(["--help"], box))).toEqual([]);
     fake.enqueue({ text: "plain" });
     const urls = await loads(["-z", "hi"], box);
-    expect(urls.length).toBeGreaterThan(10);
+    // The hook saw the run (the start-up code is in a few files: it loads more than that).
+    expect(urls.length).toBeGreaterThan(3);
     expect(sdkFiles(urls)).toEqual([]);
   });
 
