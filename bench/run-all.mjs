@@ -5,6 +5,7 @@ import { join } from "node:path";
 for (const script of [
   "startup.mjs",
   "first-request.mjs",
+  "first-request-ab.mjs",
   "module-cost.mjs",
   "session.mjs",
   "long-session.mjs",
