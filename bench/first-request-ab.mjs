@@ -4,11 +4,11 @@
 // `node bench/first-request-ab.mjs [bin/hermes.js ...]` (default: this build); BENCH_RUNS runs
 // each (default 41); BENCH_FRESH=1 gives every run a fresh HERMES_HOME.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt, median } from "./lib.mjs";
+import { BIN, fmt, median, scriptedHome } from "./lib.mjs";
 
 const bins = process.argv.length > 2 ? process.argv.slice(2).map((b) => resolve(b)) : [BIN];
 const RUNS = Number(process.env.BENCH_RUNS ?? 41);
@@ -21,15 +21,7 @@ fake.setResponder(() => {
 });
 const root = mkdtempSync(join(tmpdir(), "hermes-bench-ab-"));
 let homes = 0;
-function newHome() {
-  const home = join(root, `home-${homes++}`);
-  mkdirSync(home);
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n`,
-  );
-  return home;
-}
+const newHome = () => scriptedHome(join(root, `home-${homes++}`), fake.openaiBaseUrl);
 const kept = bins.map(() => newHome());
 
 /** Wall times of one spawn: [to the first request (NaN without one), to exit]. */

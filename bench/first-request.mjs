@@ -3,11 +3,11 @@
 // (`hermes -z`), `--help` and `--version`, each beside bare `node -e 0`. Median of BENCH_RUNS (≥ 9).
 // `node bench/first-request.mjs [path/to/bin/hermes.js]` measures another build (e.g. an older one).
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt, median } from "./lib.mjs";
+import { BIN, fmt, median, scriptedHome } from "./lib.mjs";
 
 const RUNS = Math.max(9, Number(process.env.BENCH_RUNS ?? 11));
 const bin = process.argv[2] ? resolve(process.argv[2]) : BIN;
@@ -50,15 +50,7 @@ function run(argv, env = {}, cwd = root) {
 
 let homes = 0;
 /** A HERMES_HOME holding only config.yaml, pointed at the scripted server: the state of a first run. */
-function freshHome() {
-  const home = join(root, `home-${homes++}`);
-  mkdirSync(home);
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n`,
-  );
-  return home;
-}
+const freshHome = () => scriptedHome(join(root, `home-${homes++}`), fake.openaiBaseUrl);
 
 const oneLine = async (home) => {
   const r = await run([node, bin, "-z", "say hi"], { HERMES_HOME: home });

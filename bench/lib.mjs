@@ -56,6 +56,16 @@ export async function repeat(n, fn) {
   return results;
 }
 
+/** A new HERMES_HOME at `home` holding only config.yaml, pointed at the scripted server at `baseUrl`. */
+export function scriptedHome(home, baseUrl) {
+  mkdirSync(home);
+  writeFileSync(
+    join(home, "config.yaml"),
+    `model:\n  provider: custom\n  base_url: ${baseUrl}\n  default: bench\n`,
+  );
+  return home;
+}
+
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
 /**
