@@ -25,6 +25,13 @@ async function start(command: string, extra: Record<string, unknown> = {}): Prom
   return String(r.session_id);
 }
 
+/** For a command that may be over by the time the call returns on a busy machine. */
+async function startShort(command: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await run({ command, background: true, ...extra });
+  expect(["running", "exited"]).toContain(r.status);
+  return String(r.session_id);
+}
+
 describe("background processes", () => {
   it("starts at once with the task's cwd and env, logging to HERMES_HOME/processes", async () => {
     await run({ command: "mkdir -p app && cd app && export GREETING=hello" });
@@ -49,7 +56,7 @@ describe("background processes", () => {
   });
 
   it("waits for the exit and reports the exit code and output", async () => {
-    const id = await start("echo working; sleep 0.3; echo finished; exit 4");
+    const id = await startShort("echo working; sleep 0.3; echo finished; exit 4");
     const r = await proc({ action: "wait", session_id: id, timeout: 20 });
     expect(r).toMatchObject({ status: "exited", exit_code: 4 });
     expect(r.output_tail).toBe("working\nfinished");
@@ -66,7 +73,7 @@ describe("background processes", () => {
   });
 
   it("pages the log with offset and limit, and defaults to its last lines", async () => {
-    const id = await start("seq 1 500");
+    const id = await startShort("seq 1 500");
     await proc({ action: "wait", session_id: id, timeout: 20 });
     const last = await proc({ action: "log", session_id: id, limit: 3 });
     expect(last).toMatchObject({ output: "498\n499\n500", total_lines: 500, offset: 498, lines_returned: 3 });
@@ -115,7 +122,7 @@ describe("background processes", () => {
   });
 
   it("tells the agent when a process completes, unless it was waiting for it", async () => {
-    const id = await start("sleep 0.2; echo built; exit 2", { notify_on_complete: true });
+    const id = await startShort("sleep 0.2; echo built; exit 2", { notify_on_complete: true });
     await vi.waitFor(() => expect(h.notices).toHaveLength(1), { timeout: 10_000, interval: 50 });
     expect(h.notices[0]).toContain(`${id} (sleep 0.2; echo built; exit 2) exited with code 2`);
     expect(h.notices[0]).toContain("built");
