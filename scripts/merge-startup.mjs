@@ -1,4 +1,4 @@
-// A second pass of scripts/bundle.mjs: one file for the code every agent run loads.
+// A second pass of scripts/bundle.mjs: the code every agent run loads in two files, not dozens.
 import { readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { basename, join } from "node:path";
@@ -12,10 +12,10 @@ const AGENT_ENTRIES = ["oneshot", "repl", "main", "serve", "mcp-serve", "prompt-
  * ends up in dozens of small chunks: a `-z` run loaded ~36 files before its first request, and
  * each ESM module costs ~0.3 ms to resolve, read and link however small it is. This pass re-bundles
  * esbuild's output with rolldown and puts the modules both front ends load statically (the one-shot
- * run's and the chat's), except what the quick commands need, into one chunk, `startup`; the rest
- * keeps rolldown's own splitting. Code
- * stays where it was relative to dist/bundle, so `import.meta.url` lookups still find their files.
- * Nothing is duplicated: a module is in exactly one chunk.
+ * run's and the chat's) into two chunks: `shared`, the part the quick commands (`config`,
+ * `sessions`, ...) load too, and `startup`, the rest. Everything else keeps rolldown's own
+ * splitting. Code stays where it was relative to dist/bundle, so `import.meta.url` lookups still
+ * find their files. Nothing is duplicated: a module is in exactly one chunk.
  */
 export async function mergeStartupChunks(dir, external) {
   const chunks = join(dir, "chunks");
@@ -41,14 +41,13 @@ export async function mergeStartupChunks(dir, external) {
   };
   // What `hermes --version`, `config path`, `sessions list` and the other quick commands load stays
   // out: merged, they would load the whole agent.
-  const quick = new Set(["hermes.js"]);
-  for (const [, name] of readFileSync(file("hermes.js"), "utf8").matchAll(/import\("\.\/chunks\/([\w.-]+\.js)"\)/g)) {
-    if (!AGENT_ENTRIES.some((prefix) => name.startsWith(`${prefix}-`))) quick.add(name);
-  }
   for (const prefix of AGENT_ENTRIES) entryOf(`${prefix}-`);
-  const light = new Set([...quick].flatMap((name) => [...closure(name)]));
-  const chat = closure(entryOf("repl-"));
   const root = closure("hermes.js");
+  const light = new Set(root);
+  for (const [, name] of readFileSync(file("hermes.js"), "utf8").matchAll(/import\("\.\/chunks\/([\w.-]+\.js)"\)/g)) {
+    if (!AGENT_ENTRIES.some((prefix) => name.startsWith(`${prefix}-`))) for (const f of closure(name)) light.add(f);
+  }
+  const chat = closure(entryOf("repl-"));
   const agentRun = [...closure(entryOf("oneshot-"))].filter((f) => chat.has(f) && !root.has(f));
   const startup = new Set(agentRun.filter((f) => !light.has(f)));
   // The part the quick commands share with an agent run (config, state.db, ...): one chunk too.

@@ -55,12 +55,6 @@ async function playwright(): Promise<typeof import("playwright-core")> {
   }
 }
 
-async function profileTemp(userDataDir: string): Promise<string> {
-  const dir = join(userDataDir, "tmp");
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
 /** Launches a headless Chromium with a new profile. Throws with Chromium's own words when it cannot start. */
 export async function launchChromium(options: LaunchOptions): Promise<BrowserHandle> {
   const { chromium } = await playwright();
@@ -68,8 +62,12 @@ export async function launchChromium(options: LaunchOptions): Promise<BrowserHan
   // Hermes may exit without closing the browser (a signal, process.exit): the profile still goes.
   const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
   process.once("exit", removeProfile);
+  // Chromium's own temp files (its singleton socket folder) go inside the profile, which is removed
+  // even when the browser is killed: nothing is left in the system's temp folder.
+  const profileTemp = join(userDataDir, "tmp");
   let browser: Browser;
   try {
+    await mkdir(profileTemp);
     browser = await chromium.launch({
       executablePath: options.executablePath,
       // Our switches only: Playwright's defaults include automation flags and a profile of its own.
@@ -82,9 +80,7 @@ export async function launchChromium(options: LaunchOptions): Promise<BrowserHan
         "--no-startup-window",
       ],
       headless: true,
-      // Chromium's own temp files (its singleton socket folder) go inside the profile, which is
-      // removed even when the browser is killed: nothing is left in the system's temp folder.
-      env: { ...process.env, TMPDIR: await profileTemp(userDataDir) },
+      env: { ...process.env, TMPDIR: profileTemp },
       // Ctrl+C interrupts the agent's turn; it must not take the browser down with it.
       handleSIGINT: false,
       timeout: options.timeoutMs ?? 30_000,

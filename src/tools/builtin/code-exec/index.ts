@@ -38,15 +38,17 @@ export function executeCodeSchema(tools: readonly string[], config?: HermesConfi
  * on every request for the same list.
  */
 export function compactNames(names: readonly string[]): string {
-  const prefixOf = (name: string) => name.slice(0, name.indexOf("_") + 1);
   const groups = new Map<string, string[]>();
   for (const name of names) {
-    const key = prefixOf(name) || name;
-    groups.set(key, [...(groups.get(key) ?? []), name]);
+    // Names without "_" group under themselves, alone.
+    const key = name.includes("_") ? name.slice(0, name.indexOf("_") + 1) : name;
+    const members = groups.get(key);
+    if (members) members.push(name);
+    else groups.set(key, [name]);
   }
   const parts: string[] = [];
   for (const [prefix, members] of groups) {
-    if (members.length < 3 || !prefix.endsWith("_")) parts.push(...members);
+    if (members.length < 3) parts.push(...members);
     else parts.push(`${prefix}${members.map((m) => m.slice(prefix.length)).join("/")}`);
   }
   return parts.join(", ");
