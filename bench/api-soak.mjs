@@ -2,14 +2,15 @@
 // instant scripted LLM, 100 in flight. Each request carries a unique token the model echoes, so every
 // answer is matched to its request (none lost, none mixed up). Prints latency p50/p99, throughput,
 // and the server's RSS sampled every 250 ms: peak, and a curve per 100 conversations that should be
-// flat after warm-up. One in ten requests streams. BENCH_CONVERSATIONS and BENCH_IN_FLIGHT change
+// flat after warm-up (checked: the run fails when RSS at the end is over 10 % above the half-way
+// point; the server runs under its default heap budget, gateway.max_heap_mb). One in ten requests streams. BENCH_CONVERSATIONS and BENCH_IN_FLIGHT change
 // the load; BENCH_NODE_OPTIONS is passed to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt } from "./lib.mjs";
+import { BIN, curveChart, fmt, reportFlatAfterWarmUp } from "./lib.mjs";
 
 const TOTAL = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
@@ -156,5 +157,17 @@ console.log(
     .map((v, i) => (v === undefined ? undefined : `${i * 100}:${fmt(v, 0)}`))
     .filter(Boolean)
     .join(" ")}`,
+);
+const points = curve.map((v, i) => [`${i * 100}`, v]).filter(([, v]) => v !== undefined);
+console.log("  RSS curve, conversations done → MB:");
+console.log(
+  curveChart(
+    points.map(([l]) => l),
+    points.map(([, v]) => v),
+  ),
+);
+reportFlatAfterWarmUp(
+  points.map(([, v]) => v),
+  "server RSS",
 );
 if (matched !== TOTAL) process.exitCode = 1;

@@ -99,3 +99,34 @@ export function memoryAtExit(memOut) {
     hwm: mem.VmHWM ?? Number.NaN,
   };
 }
+
+/**
+ * Whether a memory series stayed flat after warm-up: its value half-way through the run against its
+ * end (the median of its last three points), within `tolerance` (10 %). Prints the verdict; a rising series sets a failing exit code.
+ */
+export function reportFlatAfterWarmUp(series, what, tolerance = 0.1) {
+  const values = series.filter((v) => Number.isFinite(v));
+  const mid = values[Math.floor((values.length - 1) / 2)];
+  // The median of the last three points: one sample caught in a burst does not decide.
+  const end = median(values.slice(-3));
+  const growth = (end - mid) / mid;
+  const flat = growth <= tolerance;
+  console.log(
+    `  ${what} after warm-up (half-way → end): ${fmt(mid, 0)} → ${fmt(end, 0)} MB (${growth >= 0 ? "+" : ""}${fmt(growth * 100, 1)} %): ${flat ? "flat" : "RISING"}`,
+  );
+  if (!flat) process.exitCode = 1;
+  return flat;
+}
+
+/** A memory curve as text: one bar per point, `labels[i]` in front, the value behind. */
+export function curveChart(labels, values, width = 48) {
+  const top = Math.max(...values.filter((v) => Number.isFinite(v)));
+  const pad = Math.max(...labels.map((l) => l.length));
+  return labels
+    .map((label, i) => {
+      const v = values[i];
+      const bar = Number.isFinite(v) ? "█".repeat(Math.max(1, Math.round((v / top) * width))) : "";
+      return `  ${label.padStart(pad)} ${bar} ${Number.isFinite(v) ? fmt(v, 0) : "?"} MB`;
+    })
+    .join("\n");
+}

@@ -5,14 +5,15 @@
 // lost, duplicated, mixed up (in another chat), out of order and unexpected bot messages must all
 // be 0. Prints latency p50/p99 (message sent → final answer visible in the chat), throughput, and
 // the gateway's RSS sampled every 250 ms: peak, and a curve per 10 % of the answers that should be
-// flat after warm-up (BENCH_LIVE_HEAP=1 adds the live heap at the same points). BENCH_CHATS,
+// flat after warm-up (checked: RSS at the end over 10 % above the half-way point fails the run;
+// the gateway runs under its default heap budget, gateway.max_heap_mb) (BENCH_LIVE_HEAP=1 adds the live heap at the same points). BENCH_CHATS,
 // BENCH_MESSAGES and BENCH_IN_FLIGHT make it smaller or larger; BENCH_MAX_LIVE_AGENTS and
 // BENCH_FAULTS=1 stress eviction and Telegram errors. Exits 1 on any wrong answer.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, fmt } from "./lib.mjs";
+import { BIN, curveChart, fmt, reportFlatAfterWarmUp } from "./lib.mjs";
 
 // The fake Bot API is TypeScript with parameter properties and ".js" imports of its siblings: run
 // again with Node's type transform and the test hook that maps those imports to the ".ts" files.
@@ -391,5 +392,13 @@ if (LIVE_HEAP)
   console.log(
     `  live heap after a full GC, same points (MB): ${curve.map((_, i) => `${i * 10}%:${fmt(liveHeap[i], 0)}`).join(" ")}`,
   );
+console.log("  RSS curve, share of the answers → MB:");
+console.log(
+  curveChart(
+    curve.map((_, i) => `${i * 10}%`),
+    curve,
+  ),
+);
+reportFlatAfterWarmUp(curve, "gateway RSS");
 if (lost + duplicated + mixed + outOfOrder + unexpected + askedTwice + wrongHistory > 0 || logged.error !== 0)
   process.exitCode = 1;

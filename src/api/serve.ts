@@ -3,6 +3,7 @@
  * running requests get `gateway.drain_timeout` seconds to finish before they are interrupted.
  */
 import { loadConfig } from "../core/config.js";
+import { relaunchUnderHeapBudget } from "../core/heap.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
 import { VERSION } from "../core/version.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
@@ -35,6 +36,7 @@ export async function runApiServe(flags: ServeFlags): Promise<number> {
       overrides: flags,
     });
     drainMs = Math.max(0, config.gateway.drain_timeout) * 1000;
+    relaunchUnderHeapBudget(config.gateway.max_heap_mb);
   } catch (err) {
     return fail((err as Error).message);
   }

@@ -36,6 +36,8 @@ export interface GatewaySettings {
   max_inbound_media_bytes: number;
   /** Seconds between two typing indicators while a turn runs. */
   typing_interval: number;
+  /** V8 old-generation budget (MB) of the gateway and `hermes api serve` processes; 0 = Node's own sizing. */
+  max_heap_mb: number;
 }
 
 export interface TelegramSettings {
@@ -124,6 +126,7 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
     platform_connect_timeout: 30,
     max_inbound_media_bytes: 128 * 1024 * 1024,
     typing_interval: 4,
+    max_heap_mb: 1024,
   },
   platforms: {
     telegram: {

@@ -96,6 +96,7 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "gateway.drain_timeout": numberAtLeast(0),
   "gateway.max_live_agents": intAtLeast(1),
   "gateway.agent_idle_ttl": numberAbove(0),
+  "gateway.max_heap_mb": intAtLeast(0),
   "session_reset.mode": oneOf("none", "idle", "daily", "both"),
   "session_reset.idle_minutes": intAtLeast(1),
   "session_reset.at_hour": (v) =>

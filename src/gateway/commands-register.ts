@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { CommandRegistrar } from "../cli/main.js";
 import type { ServiceLoaders } from "./services.js";
 
 export interface GatewayCommandsOptions {
@@ -13,7 +12,9 @@ export interface GatewayCommandsOptions {
  * `hermes gateway run | start | stop | restart | status | install | uninstall` and `hermes send`.
  * Only declarations here: each action imports its module when it runs.
  */
-export function addGatewayCommands(options: GatewayCommandsOptions = {}): CommandRegistrar {
+export function addGatewayCommands(
+  options: GatewayCommandsOptions = {},
+): (program: Command, setExit: (code: number) => void) => void {
   return (program: Command, setExit: (code: number) => void): void => {
     const actions = () => import("./process/commands.js");
     const gateway = program

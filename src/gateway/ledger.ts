@@ -126,6 +126,15 @@ export class DeliveryLedger {
     ).run(status, finished, platform, updateId);
   }
 
+  /** A turn starts on the update: `processing`, with the user message it runs kept in the payload. */
+  startInbound(platform: string, updateId: string, preparedText: string): void {
+    this.st(
+      `UPDATE gateway_inbound SET status = 'processing', finished_at = NULL,
+         payload = json_set(coalesce(payload, '{}'), '$.preparedText', ?)
+       WHERE platform = ? AND update_id = ?`,
+    ).run(preparedText, platform, updateId);
+  }
+
   inboundStatus(platform: string, updateId: string): InboundStatus | undefined {
     const row = this.st("SELECT status FROM gateway_inbound WHERE platform = ? AND update_id = ?").get(
       platform,

@@ -4,6 +4,7 @@
  */
 import { loadConfig } from "../core/config.js";
 import { loadDotEnv } from "../core/env.js";
+import { relaunchUnderHeapBudget } from "../core/heap.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
 import { VERSION } from "../core/version.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
@@ -82,6 +83,8 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     err(noPlatformMessage(states));
     return 1;
   }
+  // A server's memory levels off under a heap budget; the process restarts itself with it.
+  if (env === process.env) relaunchUnderHeapBudget(config.gateway.max_heap_mb);
   const drainMs = config.gateway.drain_timeout * 1000;
   const lock = await takeGatewayLock(paths.home, {
     replace: options.replace === true,

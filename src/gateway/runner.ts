@@ -11,6 +11,7 @@ import { Lanes } from "./lanes.js";
 import type { DeliveryLedger } from "./ledger.js";
 import { ChatPrompts } from "./prompts.js";
 import { Reply } from "./reply.js";
+import { rerunPrompt } from "./rerun.js";
 import { SessionRouting } from "./routing.js";
 import {
   type BusyMode,
@@ -286,10 +287,13 @@ export class GatewayRunner {
 
   /** One turn: the chat's agent (resumed, or new after a reset) answers the message. */
   private async runMessage(chat: Chat, m: InboundMessage, text?: string): Promise<void> {
-    this.ledger.markInbound(m.platform, m.updateId, "processing");
     await this.sessions.resetIfDue(chat);
-    const userText = text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], this.workDir));
-    const status = await this.runTurnOf(chat, userText, `${m.platform}:${m.updateId}`, m.messageId);
+    // A re-run after a restart: its turn may have started, so it runs with the same text.
+    const again = m.preparedText !== undefined;
+    const userText =
+      m.preparedText ?? text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], this.workDir));
+    this.ledger.startInbound(m.platform, m.updateId, userText);
+    const status = await this.runTurnOf(chat, userText, `${m.platform}:${m.updateId}`, m.messageId, again);
     // A turn the drain cut short runs again at the next start.
     if (!(this.draining && status === "interrupted")) this.mark(m, status === "failed" ? "failed" : "done");
   }
@@ -300,6 +304,7 @@ export class GatewayRunner {
     text: string,
     key: string,
     replyTo?: string,
+    again = false,
   ): Promise<RunResult["status"]> {
     const adapter = this.adapters.get(chat.platform)!;
     const reply = new Reply({
@@ -314,9 +319,12 @@ export class GatewayRunner {
     const lease = this.sessions.lease(chat);
     this.outputs.set(chat.key, reply);
     try {
+      const prompt = again
+        ? rerunPrompt(lease.agent, text, (id, count) => this.runtime.dropStoredMessages(id, count))
+        : text;
       const result = await runTurn({
         agent: lease.agent,
-        text,
+        text: prompt,
         output: reply,
         adapter,
         target: chat.target,

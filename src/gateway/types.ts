@@ -40,6 +40,11 @@ export interface InboundMessage {
   action?: { data: string; callbackId?: string };
   /** Milliseconds since the epoch. */
   receivedAt: number;
+  /**
+   * Set by the gateway when a turn starts on the message: the user message as the model got it
+   * (sender, saved attachments). A turn run again after a restart reuses it.
+   */
+  preparedText?: string;
 }
 
 /** Where a message goes. */

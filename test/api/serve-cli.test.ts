@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
@@ -39,6 +40,10 @@ describe("hermes api serve (the built binary)", () => {
     });
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
+    // The server replaced itself (same pid) with one under the default heap budget.
+    const cmdline = readFileSync(`/proc/${run.child.pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline).toContain("--max-old-space-size=1024");
+    expect(cmdline).toContain("--max-semi-space-size=8");
     expect((await fetch(`${url}/v1/models`)).status).toBe(401);
 
     fake.enqueue({ text: "served by the binary" });

@@ -124,6 +124,8 @@ describe("hermes gateway run", () => {
     await run.waitForStderr("Gateway running");
     const pid = run.child.pid!;
     expect(pidIn(box.home)).toBe(pid);
+    // It replaced itself, same pid, with a Node process under the default heap budget.
+    expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--max-old-space-size=1024");
     await until("status running", () => statusOf(box.home).state === "running");
     expect(statusOf(box.home).platforms).toEqual([
       expect.objectContaining({

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastUser, scriptPerRequest, text, toolResultOf } from "../runtime/support.js";
+import { lastUser, scriptPerRequest, terminal, text, toolResultOf } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/fake-llm.js";
 import { useGateway } from "./support/gateway.js";
@@ -157,6 +157,48 @@ describe("gateway runner: sessions", () => {
     await next.adapter.waitForText("answered after the restart");
     expect(lastUser(g.fake.requests[0]!)).toBe("the lost message");
     expect(next.ledger.inboundStatus("memchat", "upd-lost")).toBe("done");
+  });
+
+  it("a turn the drain cut short runs again after the restart with the message once in the conversation", async () => {
+    const gw = await g.start();
+    let calls = 0;
+    g.fake.setResponder(() =>
+      ++calls === 1 ? { fault: { kind: "hang" } } : { text: "answer after restart" },
+    );
+    const m = await gw.adapter.say("slow question");
+    await gw.adapter.waitFor(() => g.fake.requests.length === 1, "the first model call");
+    const next = await gw.restart();
+    await next.adapter.waitForText("answer after restart");
+    const users = messagesOf(g.fake.requests.at(-1)!).filter((x) => x.role === "user");
+    expect(users.map((x) => text(x))).toEqual(["slow question"]);
+    expect(next.ledger.inboundStatus(m.platform, m.updateId)).toBe("done");
+    // The stored session holds the message once too, followed by its answer.
+    const stored = next.t.runtime.sessions!.loadMessages(next.routing.get(next.dmKey())!.sessionId);
+    expect(stored.filter((x) => x.message.role === "user").map((x) => x.message.content)).toEqual([
+      "slow question",
+    ]);
+  });
+
+  it("a re-run whose turn had run a tool keeps that work and asks the model to finish", async () => {
+    const gw = await g.start();
+    let calls = 0;
+    g.fake.setResponder(() => {
+      calls += 1;
+      if (calls === 1) return terminal("echo did-the-work");
+      if (calls === 2) return { fault: { kind: "hang" } };
+      return { text: "finished after restart" };
+    });
+    await gw.adapter.say("do the work");
+    await gw.adapter.waitFor(() => g.fake.requests.length === 2, "the second model call");
+    const next = await gw.restart();
+    await next.adapter.waitForText("finished after restart");
+    const history = messagesOf(g.fake.requests.at(-1)!);
+    const users = history.filter((x) => x.role === "user").map((x) => text(x));
+    expect(users[0]).toBe("do the work");
+    expect(users.filter((u) => u === "do the work")).toHaveLength(1);
+    expect(users.at(-1)).toContain("gateway restarted");
+    expect(history.some((x) => x.role === "tool" && text(x).includes("did-the-work"))).toBe(true);
+    expect(calls).toBe(3);
   });
 
   it("/model switches this chat's model; /title names its session; /usage counts tokens", async () => {
