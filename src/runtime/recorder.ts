@@ -83,6 +83,11 @@ export class SessionRecorder {
     this.created = info.resumed;
   }
 
+  /** The chat user the session belongs to (a gateway's); its subagents' sessions carry it too. */
+  get owner(): RecorderInfo["owner"] {
+    return this.info.owner;
+  }
+
   handle(e: AgentEvent): void {
     try {
       if (e.type === "message") {

@@ -262,12 +262,15 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         if (entry) live.release(entry, reason);
       },
     });
+    // A chat user's subagents are recorded as theirs (user, chat), like the conversation that started them.
+    const owner = live.find(meta.parentSessionId)?.recorder?.owner;
     const recorder =
       recording &&
       recordAgent(recording, agent, {
         source: "subagent",
         resumed: false,
         parentSessionId: meta.parentSessionId,
+        ...(owner ? { owner } : {}),
       });
     entry = { agent, recorder, child: true };
     live.add(entry);

@@ -57,6 +57,27 @@ describe("agent lifecycle in the runtime", () => {
     expect(runtime.setSessionTitle(agent.sessionId, "x")).toBe("this session is not being saved");
   });
 
+  it("a chat user's subagent sessions are stored as that user's", async () => {
+    const t = h.start("toolsets: [delegation, terminal]\n");
+    h.fake.setResponder((req) => {
+      if (isChild(req)) return { text: "child report" };
+      const answered = messagesOf(req).some((m) => m.role === "tool");
+      if (!answered) return { toolCalls: [{ name: "delegate_task", arguments: { goal: "look around" } }] };
+      return { text: "done" };
+    });
+    const agent = t.runtime.newAgent(t.listener("parent"), {
+      platform: "telegram",
+      source: "telegram",
+      owner: { userId: "u-42", chatId: "c-42", sessionKey: "agent:main:telegram:dm:c-42" },
+    });
+    expect((await agent.runConversation("delegate it")).finalText).toBe("done");
+    await agent.close("closed");
+    const store = t.runtime.sessions!;
+    const child = store.listSessions().find((s) => s.parentSessionId === agent.sessionId);
+    expect(child).toMatchObject({ source: "subagent", userId: "u-42" });
+    expect(store.getSession(agent.sessionId)).toMatchObject({ userId: "u-42" });
+  });
+
   it("dispose() ends every open session, and a session's rows say what ended it", async () => {
     const t = h.start("toolsets: [terminal]\n");
     h.fake.setResponder((req) => ({ text: `answer to ${lastUser(req)}` }));
