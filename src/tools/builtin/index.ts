@@ -19,7 +19,10 @@ import { registerWebTools } from "./web/index.js";
 export interface BuiltinServices {
   /** The run's browser, closed by the run on exit; default: a new one configured from `config`. */
   browser?: BrowserManager;
-  /** The run's models for vision_analyze; absent: images go natively only when `vision.native: true`. */
+  /**
+   * The run's models for vision_analyze and browser_vision; absent: images go natively only when
+   * `vision.native: true`.
+   */
   vision?: VisionService;
 }
 
@@ -40,7 +43,7 @@ export function registerBuiltinTools(
   registerDelegateTool(registry, config);
   registerCodeExecTool(registry, config);
   registerWebTools(registry, config);
-  registerBrowserTools(registry, { config, manager: services.browser });
+  registerBrowserTools(registry, { config, manager: services.browser, vision: services.vision });
   registry.register(visionRegistration(config, services.vision));
   registerMediaTools(registry, config);
 }

@@ -9,7 +9,12 @@ import type { ToolContext } from "../context.js";
 import type { ToolRegistration } from "../registry.js";
 import type { ToolResult } from "../result.js";
 import { textBlock } from "../result.js";
-import { DEFAULT_IMAGE_LIMITS, type ImageLimits, imageLimitsFor } from "./media/image-prepare.js";
+import {
+  DEFAULT_IMAGE_LIMITS,
+  type ImageLimits,
+  imageLimitsFor,
+  type PreparedImage,
+} from "./media/image-prepare.js";
 import { dataUrl, type LoadedImage, loadImage } from "./media/image-source.js";
 import { argString, toolError, toolResult } from "./util.js";
 import { guardOptionsFromSecurity } from "./web/website-policy.js";
@@ -46,9 +51,41 @@ export function attachNatively(
   return service?.mainTakesImages() ?? false;
 }
 
-const describeLabel = (image: LoadedImage): string =>
-  `${image.width}x${image.height} ${image.mimeType.slice(6).toUpperCase()} from ${image.source}` +
+/** Which route an image takes and the limits it is prepared to. */
+export interface VisionRoute {
+  /** Attached to the tool result for the main model (see `attachNatively`). */
+  native: boolean;
+  limits: ImageLimits;
+}
+
+export function visionRoute(
+  config: HermesConfig | undefined,
+  service: VisionService | undefined,
+): VisionRoute {
+  const native = attachNatively(config, service);
+  // The auxiliary model's provider is not known here: its images get the strictest limits.
+  return { native, limits: native ? imageLimitsFor(service?.mainApiMode?.()) : DEFAULT_IMAGE_LIMITS };
+}
+
+/** The native route's result: `fields` as JSON text, then the image itself. */
+export function attachedImageResult(
+  fields: Record<string, unknown>,
+  image: { mimeType: string; data: Buffer },
+): ToolResult {
+  return {
+    content: [
+      textBlock(toolResult(fields)),
+      { type: "image", mimeType: image.mimeType, data: image.data.toString("base64") },
+    ],
+  };
+}
+
+/** "1568x1045 JPEG from photo.png (scaled down from 6000x4000)": what the model is told of an image. */
+export const imageLabel = (image: PreparedImage, source: string): string =>
+  `${image.width}x${image.height} ${image.mimeType.slice(6).toUpperCase()} from ${source}` +
   (image.scaledFrom ? ` (scaled down from ${image.scaledFrom.width}x${image.scaledFrom.height})` : "");
+
+const describeLabel = (image: LoadedImage): string => imageLabel(image, image.source);
 
 /** One user message asking the vision model `question` about `image`. */
 function askMessages(image: LoadedImage, question: string): ChatMessage[] {
@@ -99,26 +136,20 @@ export function visionRegistration(
       const question = argString(args, "question")?.trim();
       if (!source) return toolError("image_url is required");
       if (!question) return toolError("question is required");
-      const native = attachNatively(ctx.config, service);
+      const { native, limits } = visionRoute(ctx.config, service);
       if (!native && !service) return toolError(NO_VISION);
-      // The auxiliary model's provider is not known here: its images get the strictest limits.
-      const limits = native ? imageLimitsFor(service?.mainApiMode?.()) : DEFAULT_IMAGE_LIMITS;
       const loaded = await loadImage(source, loadOptions(ctx, limits));
       if (!loaded.ok) return toolError(loaded.error);
       const image = loaded.image;
-      if (native) {
-        const note = toolResult({
-          success: true,
-          image: describeLabel(image),
-          note: `The image is attached below. Answer from it: ${question}`,
-        });
-        return {
-          content: [
-            textBlock(note),
-            { type: "image", mimeType: image.mimeType, data: image.data.toString("base64") },
-          ],
-        };
-      }
+      if (native)
+        return attachedImageResult(
+          {
+            success: true,
+            image: describeLabel(image),
+            note: `The image is attached below. Answer from it: ${question}`,
+          },
+          image,
+        );
       if (!service) return toolError(NO_VISION);
       const answer = await service.describe(askMessages(image, question), ctx.signal);
       if (!answer.ok) return toolError(`The vision model could not answer: ${answer.error}`);

@@ -1,8 +1,12 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ModelTarget } from "../../../src/llm/types.js";
 import { createBrowserService } from "../../../src/runtime/browser-setup.js";
+import { createRuntime, type Runtime } from "../../../src/runtime/runtime.js";
 import { registerBrowserTools } from "../../../src/tools/builtin/browser/index.js";
+import { sniffImage } from "../../../src/tools/builtin/media/image-source.js";
+import { sandbox } from "../../support/cli.js";
 import { type FakeLlm, type RecordedRequest, startFakeLlm } from "../../support/fake-llm.js";
 import { createHarness, type ToolHarness } from "../helpers.js";
 import { noChromium } from "./setup.js";
@@ -127,5 +131,89 @@ describe.skipIf(noChromium())("browser_vision and snapshot summaries through the
     const r = await h.call("browser_vision", { question: "Anything?" });
     expect(String(r.error)).toMatch(/^The vision model could not answer: /);
     expect(readFileSync(String(r.screenshot_path)).length).toBeGreaterThan(0);
+  });
+});
+
+/** The tool_result blocks of an Anthropic request, in order. */
+function anthropicToolResults(req: RecordedRequest): Array<Array<Record<string, unknown>>> {
+  type Block = { type: string; content?: string | Array<Record<string, unknown>> };
+  const messages = req.body.messages as Array<{ content: string | Block[] }>;
+  return messages
+    .flatMap((m) => (typeof m.content === "string" ? [] : m.content))
+    .filter((b) => b.type === "tool_result")
+    .map((b) => (typeof b.content === "string" ? [{ type: "text", text: b.content }] : (b.content ?? [])));
+}
+
+/** Pixels of the label colour (#ffeb3b) in a decoded image. */
+async function labelPixels(image: Buffer): Promise<number> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let count = 0;
+  for (let i = 0; i < data.length; i += info.channels) {
+    if (data[i]! > 230 && data[i + 1]! > 210 && data[i + 1]! < 250 && data[i + 2]! < 110) count++;
+  }
+  return count;
+}
+
+describe.skipIf(noChromium())("browser_vision for a main model that takes images", () => {
+  let fake: FakeLlm;
+  let runtime: Runtime | undefined;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    site = await startTestSite();
+  });
+  afterEach(async () => {
+    await runtime?.dispose();
+    runtime = undefined;
+  });
+  afterAll(async () => {
+    await site?.close();
+    await fake?.close();
+  });
+
+  it("attaches the annotated screenshot to the tool result and asks no auxiliary model", async () => {
+    const box = sandbox(
+      `model:\n  provider: custom\n  api_mode: anthropic_messages\n  base_url: ${fake.anthropicBaseUrl}\n` +
+        "  api_key: test-key\n  default: claude-sonnet-4-5\nagent:\n  api_max_retries: 0\ntoolsets: [browser]\n" +
+        "security:\n  allow_private_urls: true\n" +
+        // An auxiliary vision model is set: the main model is asked instead all the same.
+        `auxiliary:\n  vision:\n    base_url: ${fake.openaiBaseUrl}\n    model: vision-model\n`,
+    );
+    runtime = createRuntime({ home: box.home, cwd: box.work, platform: "test", env: {} });
+    fake.enqueue(
+      { toolCalls: [{ name: "browser_navigate", arguments: { url: `${site.url}/` } }] },
+      {
+        toolCalls: [
+          { name: "browser_vision", arguments: { question: "Which label is Form?", annotate: true } },
+        ],
+      },
+      { text: "Label [2]." },
+    );
+    const agent = runtime.newAgent(() => undefined);
+    const r = await agent.runConversation("Which label is the form link?");
+    await agent.close();
+    expect(r.status).toBe("completed");
+    expect(fake.requests.map((q) => q.protocol)).toEqual(["anthropic", "anthropic", "anthropic"]);
+    const [, second, third] = fake.requests;
+    expect(
+      anthropicToolResults(second!)
+        .flat()
+        .filter((b) => b.type === "image"),
+    ).toEqual([]);
+    const result = anthropicToolResults(third!).at(-1)!;
+    expect(result.map((b) => b.type)).toEqual(["text", "image"]);
+    const fields = JSON.parse(String(result[0]!.text)) as Record<string, unknown>;
+    expect(fields).toMatchObject({ success: true, url: `${site.url}/`, title: "Home", labelled: 3 });
+    expect(String(fields.note)).toContain("label [N] is the element the agent uses as @eN");
+    expect(String(fields.note)).toContain("Answer from it: Which label is Form?");
+    expect(fields).not.toHaveProperty("analysis");
+    const source = result[1]!.source as { type: string; media_type: string; data: string };
+    expect(source).toMatchObject({ type: "base64", media_type: "image/jpeg" });
+    const sent = Buffer.from(source.data, "base64");
+    // Within the main model's limits (Anthropic: 1568 px), so the saved screenshot goes as it is.
+    expect(sniffImage(sent)).toEqual({ mimeType: "image/jpeg", width: 1280, height: 800 });
+    expect(fields.screenshot).toBe("1280x800 JPEG from the viewport");
+    expect(sent.equals(readFileSync(String(fields.screenshot_path)))).toBe(true);
+    // The ref labels were drawn before the shot.
+    expect(await labelPixels(sent)).toBeGreaterThan(50);
   });
 });

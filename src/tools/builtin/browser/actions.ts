@@ -5,13 +5,19 @@
  */
 import { join } from "node:path";
 import type { ToolContext } from "../../context.js";
+import type { ToolOutput } from "../../result.js";
 import { argBool, argString, toolError, toolResult } from "../util.js";
+import { attachedImageResult, imageLabel, type VisionService, visionRoute } from "../vision.js";
 import type { BrowserManager, SessionScope } from "./manager.js";
 import { BrowserActionError, type BrowserSession, briefError } from "./session.js";
 import { truncateSnapshot } from "./snapshot.js";
-import { lookAtPage, summarizeSnapshot } from "./vision.js";
+import { LABELS_NOTE, lookAtPage, summarizeSnapshot } from "./vision.js";
 
-type Action = (session: BrowserSession, args: Record<string, unknown>, ctx: ToolContext) => Promise<string>;
+type Action = (
+  session: BrowserSession,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => Promise<ToolOutput>;
 
 const DIALOG_NOTE = "A JavaScript dialog opened and blocks the page: answer it with browser_dialog.";
 
@@ -33,7 +39,7 @@ function normalizeUrl(raw: string): string {
   return /^[a-z][a-z0-9+.-]*:/i.test(url) ? url : `https://${url}`;
 }
 
-function actions(manager: BrowserManager): Record<string, Action> {
+function actions(manager: BrowserManager, vision: VisionService | undefined): Record<string, Action> {
   /** The page as the model reads it: snapshot text, cut or condensed when long. */
   const pageResult = async (
     session: BrowserSession,
@@ -170,13 +176,30 @@ function actions(manager: BrowserManager): Record<string, Action> {
       const question = argString(args, "question");
       if (!question?.trim()) return toolError("question is required.");
       if (session.pendingDialog) return toolError(DIALOG_NOTE);
-      const r = await lookAtPage(session, question, argBool(args, "annotate"), {
+      const annotate = argBool(args, "annotate");
+      const r = await lookAtPage(session, question, annotate, {
         home: ctx.home,
+        route: visionRoute(ctx.config, vision),
         sideModel: manager.sideModel,
         signal: ctx.signal,
       });
-      const labelled = argBool(args, "annotate") ? { labelled: r.labelled } : {};
+      const labelled = annotate ? { labelled: r.labelled } : {};
       if (r.error) return toolError(r.error, { screenshot_path: r.screenshotPath });
+      if (r.image) {
+        const title = await session.evaluate("document.title").catch(() => "");
+        return attachedImageResult(
+          {
+            success: true,
+            url: session.url,
+            title: typeof title === "string" ? title : "",
+            screenshot: imageLabel(r.image, "the viewport"),
+            screenshot_path: r.screenshotPath,
+            ...labelled,
+            note: `The screenshot is attached below.${annotate ? ` ${LABELS_NOTE}` : ""} Answer from it: ${question}`,
+          },
+          r.image,
+        );
+      }
       return toolResult({
         success: true,
         analysis: r.analysis,
@@ -230,11 +253,14 @@ export type BrowserDispatch = (
   name: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
-) => Promise<string>;
+) => Promise<ToolOutput>;
 
-/** The dispatcher of every browser tool on `manager`'s browser. */
-export function createDispatch(manager: BrowserManager): BrowserDispatch {
-  const table = actions(manager);
+/**
+ * The dispatcher of every browser tool on `manager`'s browser. `vision` says whether the main
+ * model looks at browser_vision's screenshots itself (as for vision_analyze).
+ */
+export function createDispatch(manager: BrowserManager, vision?: VisionService): BrowserDispatch {
+  const table = actions(manager, vision);
   return (name, args, ctx) => dispatch(manager, table, name, args, ctx);
 }
 
@@ -244,7 +270,7 @@ async function dispatch(
   name: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
-): Promise<string> {
+): Promise<ToolOutput> {
   if (name === "browser_close") {
     const open = manager.existing(ctx.taskId) !== undefined;
     await manager.release(ctx.taskId);

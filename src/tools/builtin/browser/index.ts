@@ -6,6 +6,8 @@
  */
 import type { HermesConfig } from "../../../core/config.js";
 import type { HermesToolRegistry, ToolContext } from "../../context.js";
+import type { ToolOutput } from "../../result.js";
+import type { VisionService } from "../vision.js";
 import type { BrowserDispatch } from "./actions.js";
 import { BrowserManager } from "./manager.js";
 import { BROWSER_SCHEMAS, navigateSchemaFor } from "./schemas.js";
@@ -18,6 +20,8 @@ export interface BrowserToolsOptions {
   /** The run's browser service; default: one built from `config`. */
   manager?: BrowserManager;
   config?: HermesConfig;
+  /** The run's vision service: a main model that takes images gets browser_vision's screenshot itself. */
+  vision?: VisionService;
 }
 
 /** Registers the browser tools (toolset `browser`); they are offered when Chromium (or a CDP URL) is there. */
@@ -27,8 +31,8 @@ export function registerBrowserTools(
 ): BrowserManager {
   const manager = options.manager ?? new BrowserManager({ settings: browserSettings(options.config) });
   let dispatch: Promise<BrowserDispatch> | undefined;
-  const run = async (name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<string> => {
-    dispatch ??= import("./actions.js").then((m) => m.createDispatch(manager));
+  const run = async (name: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> => {
+    dispatch ??= import("./actions.js").then((m) => m.createDispatch(manager, options.vision));
     return (await dispatch)(name, args, ctx);
   };
   for (const [name, schema] of Object.entries(BROWSER_SCHEMAS)) {

@@ -47,7 +47,7 @@ export const BROWSER_SCHEMAS: Readonly<Record<string, ToolSchema>> = {
   browser_back: { description: "Go back in history.", parameters: none },
   browser_get_images: { description: "List the page's images (URL, alt, size).", parameters: none },
   browser_vision: {
-    description: "Ask about a screenshot of the page; returns the answer and the image path.",
+    description: "Look at a screenshot of the page: the image itself, or an answer and its path.",
     parameters: {
       type: "object",
       properties: {

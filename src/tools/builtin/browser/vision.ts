@@ -1,11 +1,13 @@
 /**
- * What the side models do for the browser: describe a screenshot (browser_vision, auxiliary task
- * `vision`) and condense a long snapshot (`browser.summarize_snapshots`, task `web_extract`).
+ * What the browser needs from models other than its own turn: a screenshot for browser_vision
+ * (attached for a main model that takes images, else described by the auxiliary task `vision`) and
+ * a long snapshot condensed (`browser.summarize_snapshots`, task `web_extract`).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DEFAULT_IMAGE_LIMITS, prepareImage } from "../media/image-prepare.js";
-import { sniffImage } from "../media/image-source.js";
+import { type PreparedImage, prepareImage } from "../media/image-prepare.js";
+import { dataUrl, sniffImage } from "../media/image-source.js";
+import type { VisionRoute } from "../vision.js";
 import type { SideModelCall } from "./manager.js";
 import type { BrowserSession } from "./session.js";
 
@@ -27,48 +29,61 @@ const LABELS_SCRIPT = `(boxes) => {
 const REMOVE_LABELS = `document.getElementById("__hermes_labels")?.remove()`;
 
 export interface VisionOutcome {
+  /** The auxiliary model's answer. */
   analysis?: string;
+  /** The screenshot prepared for the main model, which looks at it itself (native route). */
+  image?: PreparedImage;
   error?: string;
   screenshotPath: string;
   labelled: number;
 }
 
-/** Screenshots the viewport (labelled when asked), saves it under cache/screenshots and asks the vision model. */
+/** What the model is told of an annotated screenshot. */
+export const LABELS_NOTE =
+  "Interactive elements are outlined in red and labelled [N]; label [N] is the element the agent uses as @eN.";
+
+/** The viewport as a JPEG, labelled when asked (the labels removed after the shot). */
+async function screenshot(
+  session: BrowserSession,
+  annotate: boolean,
+): Promise<{ shot: Buffer; labelled: number }> {
+  if (!annotate) return { shot: await session.screenshot(), labelled: 0 };
+  const snap = await session.snapshot(false, true);
+  const boxes = snap.boxes.filter((b) => b.width > 0 && b.height > 0);
+  await session.inPage(`(${LABELS_SCRIPT})(${JSON.stringify(boxes)})`);
+  try {
+    return { shot: await session.screenshot(), labelled: boxes.length };
+  } finally {
+    await session.inPage(REMOVE_LABELS).catch(() => undefined);
+  }
+}
+
+/**
+ * Screenshots the viewport (labelled when asked) and saves it under cache/screenshots. On the
+ * native route the screenshot comes back prepared for the main model; otherwise the auxiliary
+ * vision model answers `question` about it.
+ */
 export async function lookAtPage(
   session: BrowserSession,
   question: string,
   annotate: boolean,
-  opts: { home: string; sideModel: SideModelCall | undefined; signal?: AbortSignal },
+  opts: { home: string; route: VisionRoute; sideModel: SideModelCall | undefined; signal?: AbortSignal },
 ): Promise<VisionOutcome> {
-  let labelled = 0;
-  let shot: Buffer;
-  if (annotate) {
-    const snap = await session.snapshot(false, true);
-    const boxes = snap.boxes.filter((b) => b.width > 0 && b.height > 0);
-    labelled = boxes.length;
-    await session.inPage(`(${LABELS_SCRIPT})(${JSON.stringify(boxes)})`);
-    try {
-      shot = await session.screenshot();
-    } finally {
-      await session.inPage(REMOVE_LABELS).catch(() => undefined);
-    }
-  } else {
-    shot = await session.screenshot();
-  }
+  const { shot, labelled } = await screenshot(session, annotate);
   const dir = join(opts.home, "cache", "screenshots");
   await mkdir(dir, { recursive: true });
   const screenshotPath = join(dir, `browser_${new Date().toISOString().replace(/[:.]/g, "-")}.jpg`);
   await writeFile(screenshotPath, shot);
-  if (!opts.sideModel)
-    return { screenshotPath, labelled, error: "No vision model is available to look at the screenshot." };
-  // The same preparation as vision_analyze's: a large viewport (or device scale) is scaled down.
-  const prepared = await prepareImage(shot, sniffImage(shot), DEFAULT_IMAGE_LIMITS);
+  // The same preparation as vision_analyze's, to the receiving model's limits: a large viewport
+  // (or device scale) is scaled down.
+  const prepared = await prepareImage(shot, sniffImage(shot), opts.route.limits);
   if (!prepared.ok)
     return { screenshotPath, labelled, error: `The screenshot cannot be sent: ${prepared.error}` };
   const image = prepared.image;
-  const labels = annotate
-    ? " Interactive elements are outlined in red and labelled [N]; label [N] is the element the agent uses as @eN."
-    : "";
+  if (opts.route.native) return { screenshotPath, labelled, image };
+  if (!opts.sideModel)
+    return { screenshotPath, labelled, error: "No vision model is available to look at the screenshot." };
+  const labels = annotate ? ` ${LABELS_NOTE}` : "";
   const result = await opts.sideModel(
     "vision",
     [
@@ -79,10 +94,7 @@ export async function lookAtPage(
             type: "text",
             text: `This is a screenshot of the web page ${session.url}.${labels} Answer precisely from what is visible.\n\nQuestion: ${question}`,
           },
-          {
-            type: "image_url",
-            image_url: { url: `data:${image.mimeType};base64,${image.data.toString("base64")}` },
-          },
+          { type: "image_url", image_url: { url: dataUrl(image) } },
         ],
       },
     ],

@@ -144,5 +144,5 @@ async function fetchImage(url: string, opts: ImageLoadOptions): Promise<Read> {
 }
 
 /** The image as a data URL for a request. */
-export const dataUrl = (image: LoadedImage): string =>
+export const dataUrl = (image: Pick<LoadedImage, "mimeType" | "data">): string =>
   `data:${image.mimeType};base64,${image.data.toString("base64")}`;
