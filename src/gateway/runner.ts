@@ -24,7 +24,8 @@ import {
 } from "./runner-settings.js";
 import { sessionKeyOf } from "./session-key.js";
 import { placeAttachments, runTurn, type TurnOutput, userMessageText } from "./turn.js";
-import type { InboundMessage, InboundSink, OutboundTarget, PlatformAdapter } from "./types.js";
+import type { ChatAddress, InboundMessage, InboundSink, OutboundTarget, PlatformAdapter } from "./types.js";
+import { answerOutput, createGatewayLink, withSkills } from "./webhook-delivery.js";
 
 export interface GatewayRunnerOptions {
   /** From createRuntime({platform: "gateway", ...}). */
@@ -95,6 +96,8 @@ export class GatewayRunner {
       this.deliveries.set(adapter.name, new OutboundDelivery(adapter, this.ledger, { log: this.log }));
       this.connected.set(adapter.name, { connected: false });
     }
+    const link = createGatewayLink({ adapters: this.adapters, ledger: this.ledger, runtime, log: this.log });
+    this.sink = Object.assign((m: InboundMessage) => this.take(m), { gateway: link });
     this.routing = new SessionRouting(runtime.paths.stateDb);
     this.pool = new AgentPool({
       maxLive: config.gateway.max_live_agents,
@@ -191,14 +194,17 @@ export class GatewayRunner {
 
   // ---- inbound ----
 
-  /** What adapters hand updates to: records the update, then processes it in the background. */
-  private readonly sink: InboundSink = async (m) => {
+  /** What adapters hand updates to (`take`), with the link webhook routes deliver through. */
+  private readonly sink: InboundSink;
+
+  /** Records the update, then processes it in the background. */
+  private async take(m: InboundMessage): Promise<void> {
     try {
       this.accept(m, false);
     } catch (err) {
       this.fault("inbound update not recorded", err, { platform: m.platform, update: m.updateId });
     }
-  };
+  }
 
   private accept(m: InboundMessage, recorded: boolean): void {
     const key = this.keyOf(m);
@@ -290,10 +296,14 @@ export class GatewayRunner {
     await this.sessions.resetIfDue(chat);
     // A re-run after a restart: its turn may have started, so it runs with the same text.
     const again = m.preparedText !== undefined;
-    const userText =
+    let userText =
       m.preparedText ?? text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], this.workDir));
+    if (!again && m.skills?.length) {
+      userText = await withSkills(this.sessions.agent(chat).skills, m.skills, userText, this.log);
+    }
     this.ledger.startInbound(m.platform, m.updateId, userText);
-    const status = await this.runTurnOf(chat, userText, `${m.platform}:${m.updateId}`, m.messageId, again);
+    const key = `${m.platform}:${m.updateId}`;
+    const status = await this.runTurnOf(chat, userText, key, m.messageId, again, m.deliverTo);
     // A turn the drain cut short runs again at the next start.
     if (!(this.draining && status === "interrupted")) this.mark(m, status === "failed" ? "failed" : "done");
   }
@@ -305,12 +315,12 @@ export class GatewayRunner {
     key: string,
     replyTo?: string,
     again = false,
+    deliverTo?: ChatAddress,
   ): Promise<RunResult["status"]> {
     const adapter = this.adapters.get(chat.platform)!;
+    const out = answerOutput(chat, deliverTo, this.adapters, this.deliveries, replyTo, this.log);
     const reply = new Reply({
-      delivery: this.deliveries.get(chat.platform)!,
-      adapter,
-      target: { ...chat.target, ...(replyTo ? { replyTo } : {}) },
+      ...out,
       key,
       sessionKey: chat.key,
       streaming: streamingFor(this.runtime, adapter),

@@ -45,7 +45,24 @@ export interface InboundMessage {
    * (sender, saved attachments). A turn run again after a restart reuses it.
    */
   preparedText?: string;
+  /** The turn's answer goes to this chat instead of the message's own (a webhook route's `deliver`). */
+  deliverTo?: ChatAddress;
+  /** Skills whose instructions the turn gets before the text (a webhook route's `skills`). */
+  skills?: string[];
 }
+
+/** A chat of one of the gateway's platforms. */
+export interface ChatAddress {
+  platform: string;
+  chatId: string;
+  threadId?: string;
+}
+
+/** Where messages to `chat` go on its platform. */
+export const chatTarget = (chat: ChatAddress): OutboundTarget => ({
+  chatId: chat.chatId,
+  ...(chat.threadId ? { threadId: chat.threadId } : {}),
+});
 
 /** Where a message goes. */
 export interface OutboundTarget {
@@ -76,7 +93,33 @@ export interface OutboundFile {
 }
 
 /** What an adapter passes each update to; resolves once the update is recorded (never throws). */
-export type InboundSink = (message: InboundMessage) => Promise<void>;
+export interface InboundSink {
+  (message: InboundMessage): Promise<void>;
+  /** The gateway the sink belongs to; absent when the adapter runs on its own (`hermes send`, tests). */
+  readonly gateway?: GatewayLink;
+}
+
+/**
+ * What an adapter may ask of its gateway besides taking updates: webhook routes deliver to other
+ * platforms' chats and load skills, and check at start that those exist.
+ */
+export interface GatewayLink {
+  /** The chat platforms of this gateway, connected or not. */
+  platforms(): string[];
+  /** Why the skill `name` cannot be loaded (not found, disabled), or undefined when it can. */
+  skillProblem(name: string): string | undefined;
+  /**
+   * Sends `text` to `target` on `platform` through the delivery ledger, once per `key`: a key sent
+   * before is not sent again (`repeated`). One attempt; throws DeliveryError when it is not sent
+   * (a passing failure leaves it pending: the same key later, or the next start, finishes it).
+   */
+  deliverNow(
+    platform: string,
+    target: OutboundTarget,
+    text: string,
+    key: string,
+  ): Promise<{ repeated: boolean }>;
+}
 
 /** A platform send that failed: `retryable` says whether a later attempt may succeed. */
 export class PlatformSendError extends Error {

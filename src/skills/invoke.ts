@@ -21,15 +21,11 @@ export function parseSkillCommand(text: string): SkillCommand | undefined {
   return { name, args: (m[2] ?? "").trim() };
 }
 
-/** The user message for an invoked skill. */
-export function renderInvocation(loaded: LoadedSkill, args: string): string {
+/** A skill's instructions for a user message: `intro`, the instructions, its folder and what it lacks. */
+function instructions(loaded: LoadedSkill, intro: string): string[] {
   const { record } = loaded;
   const name = record.skill.name;
-  const parts = [
-    `[The user invoked the skill "${name}" with /${name}. Its instructions follow; apply them to this request.]`,
-    "",
-    loaded.content.trimEnd(),
-  ];
+  const parts = [intro, "", loaded.content.trimEnd()];
   const files = Object.values(loaded.linkedFiles).flat();
   const notes: string[] = [`[Skill folder: ${record.dir}`];
   if (files.length > 0)
@@ -37,6 +33,25 @@ export function renderInvocation(loaded: LoadedSkill, args: string): string {
   parts.push("", `${notes.join("")}]`);
   const missing = describeMissing(name, loaded.requirements);
   if (missing) parts.push(`[${missing}]`);
+  return parts;
+}
+
+/** The user message for an invoked skill. */
+export function renderInvocation(loaded: LoadedSkill, args: string): string {
+  const name = loaded.record.skill.name;
+  const parts = instructions(
+    loaded,
+    `[The user invoked the skill "${name}" with /${name}. Its instructions follow; apply them to this request.]`,
+  );
   parts.push("", args ? `Arguments: ${args}` : "[No arguments were given with the command.]");
   return parts.join("\n");
+}
+
+/** A skill loaded ahead of a request by configuration (a webhook route's `skills`). */
+export function renderPreloaded(loaded: LoadedSkill): string {
+  const name = loaded.record.skill.name;
+  return instructions(
+    loaded,
+    `[The skill "${name}" is loaded for this request. Its instructions follow; apply them.]`,
+  ).join("\n");
 }

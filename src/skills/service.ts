@@ -9,7 +9,7 @@ import type {
 } from "../tools/skills-service.js";
 import type { SkillRecord } from "./discovery.js";
 import { type IndexEntry, loadIndexEntries } from "./index-cache.js";
-import { renderInvocation } from "./invoke.js";
+import { renderInvocation, renderPreloaded } from "./invoke.js";
 import {
   describeMissing,
   type LoadedSkill,
@@ -271,6 +271,13 @@ export class SkillSession implements SkillsService {
     const loaded = await this.load(name, "invoke");
     if ("error" in loaded) return loaded;
     return { message: renderInvocation(loaded, args) };
+  }
+
+  /** A skill's instructions loaded ahead of a request by configuration (counts as an invocation). */
+  async preload(name: string): Promise<{ message: string } | { error: string }> {
+    const loaded = await this.load(name, "invoke");
+    if ("error" in loaded) return loaded;
+    return { message: renderPreloaded(loaded) };
   }
 
   /** Whether a skill of this name exists (usable or not). */

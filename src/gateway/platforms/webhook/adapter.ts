@@ -1,7 +1,9 @@
 /**
  * Inbound webhooks as a gateway platform: `POST /webhooks/<route>` with a signed JSON payload
  * becomes one message to the agent (one session per route), and the answer is POSTed to the route's
- * `deliver.url`. Nothing reaches the agent unless the HMAC signature checks out.
+ * `deliver.url` or sent to a chat of another platform. A `deliver_only` route runs no agent: the
+ * rendered template is delivered while the request waits. Nothing happens unless the HMAC
+ * signature checks out.
  *
  * A webhook answer is one callback, so there is nothing to stream into: `edit()` refuses and
  * `minEditIntervalMs` is Infinity, which tells the gateway not to stream to this platform.
@@ -9,15 +11,25 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { DeliveryError } from "../../delivery.js";
 import {
   type AdapterContext,
+  type ChatAddress,
+  chatTarget,
+  type GatewayLink,
   type InboundMessage,
   type InboundSink,
   type OutboundTarget,
   type PlatformAdapter,
   PlatformSendError,
 } from "../../types.js";
-import { parseWebhookSettings, renderPrompt, type WebhookRoute, type WebhookSettings } from "./routes.js";
+import {
+  parseWebhookSettings,
+  renderPrompt,
+  routeProblem,
+  type WebhookRoute,
+  type WebhookSettings,
+} from "./routes.js";
 import { sign, verifySignature } from "./signature.js";
 
 const PATH = /^\/webhooks\/([^/?#]+)\/?$/;
@@ -65,6 +77,9 @@ class WebhookPlatform implements WebhookAdapter {
 
   private server: Server | undefined;
   private sink: InboundSink | undefined;
+  private link: GatewayLink | undefined;
+  /** Routes that cannot run in this gateway, and why (logged at start). */
+  private readonly refused = new Map<string, string>();
   private readonly limiter: PerMinuteLimiter;
   private readonly recentIds = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -82,7 +97,14 @@ class WebhookPlatform implements WebhookAdapter {
 
   async start(sink: InboundSink): Promise<void> {
     this.sink = sink;
+    this.link = sink.gateway;
+    this.refused.clear();
     for (const route of this.settings.routes.values()) {
+      const problem = routeProblem(route, this.link);
+      if (problem) {
+        this.refused.set(route.name, problem);
+        this.log("error", `webhook route '${route.name}' is refused: ${problem}`, { route: route.name });
+      }
       if (!route.secret) {
         this.log(
           "error",
@@ -130,6 +152,7 @@ class WebhookPlatform implements WebhookAdapter {
     const route = this.settings.routes.get(target.chatId);
     const messageId = randomUUID();
     if (!route) throw new PlatformSendError(`no webhook route named '${target.chatId}'`, false);
+    if (route.deliverChat) return this.forward(route.deliverChat, text, messageId);
     if (!route.deliver) {
       this.log(
         "warn",
@@ -174,6 +197,23 @@ class WebhookPlatform implements WebhookAdapter {
     return { messageId };
   }
 
+  /** A message of a route whose answers go to another platform's chat (background notices). */
+  private async forward(to: ChatAddress, text: string, messageId: string): Promise<{ messageId: string }> {
+    if (!this.link) {
+      throw new PlatformSendError(
+        `this webhook route delivers to ${to.platform}:${to.chatId}; send there instead`,
+        false,
+      );
+    }
+    try {
+      await this.link.deliverNow(to.platform, chatTarget(to), text, `webhook:forward:${messageId}`);
+    } catch (err) {
+      const refused = err instanceof DeliveryError && err.state === "failed";
+      throw new PlatformSendError(`${to.platform}:${to.chatId}: ${(err as Error).message}`, !refused);
+    }
+    return { messageId };
+  }
+
   async edit(): Promise<void> {
     throw new PlatformSendError("webhook answers are delivered once and cannot be edited", false);
   }
@@ -193,6 +233,13 @@ class WebhookPlatform implements WebhookAdapter {
         route: route.name,
       });
       return respond(res, { status: 403, body: { error: "this route has no secret configured" } }, req);
+    }
+    if (this.refused.has(route.name)) {
+      this.log("error", `webhook route '${route.name}' is refused: ${this.refused.get(route.name)}`, {
+        route: route.name,
+      });
+      const error = "this route is refused by a configuration error (see the gateway log)";
+      return respond(res, { status: 503, body: { error } }, req);
     }
     const body = await readBody(req, this.settings.maxBodyBytes);
     if (!body) return respond(res, { status: 413, body: { error: "payload too large" } }, req);
@@ -223,11 +270,45 @@ class WebhookPlatform implements WebhookAdapter {
       firstHeader(req, "x-request-id") ??
       `sha256-${createHash("sha256").update(body).digest("hex").slice(0, 32)}`;
     const updateId = `${route.name}:${deliveryId}`;
+    if (route.deliverOnly) return respond(res, await this.deliverOnly(route, updateId, deliveryId, payload));
     if (this.recentIds.has(updateId)) {
       return respond(res, { status: 200, body: { status: "duplicate", request_id: deliveryId } });
     }
     await this.accept(route, updateId, deliveryId, payload, event);
     return respond(res, { status: 202, body: { status: "accepted", request_id: deliveryId } });
+  }
+
+  /**
+   * `deliver_only`: the rendered template goes to the route's target while the sender waits; 200
+   * once delivered, 502 with the reason when not. The ledger key is the delivery id, so a retried
+   * delivery is sent once; a failed one may be retried by the sender.
+   */
+  private async deliverOnly(
+    route: WebhookRoute,
+    updateId: string,
+    deliveryId: string,
+    payload: unknown,
+  ): Promise<Reply> {
+    const text = renderPrompt(route.prompt, payload);
+    const chat = route.deliverChat;
+    const [platform, target] = chat
+      ? [chat.platform, chatTarget(chat)]
+      : ["webhook", { chatId: route.name, replyTo: deliveryId }];
+    if (!this.link) {
+      return { status: 503, body: { error: "deliver_only needs the gateway", request_id: deliveryId } };
+    }
+    try {
+      const { repeated } = await this.link.deliverNow(platform, target, text, `webhook:${updateId}:deliver`);
+      this.log("info", "webhook payload delivered", { route: route.name, platform, repeated });
+      return {
+        status: 200,
+        body: { status: "delivered", request_id: deliveryId, ...(repeated ? { duplicate: true } : {}) },
+      };
+    } catch (err) {
+      const error = (err as Error).message;
+      this.log("warn", "webhook payload not delivered", { route: route.name, platform, error });
+      return { status: 502, body: { error, request_id: deliveryId } };
+    }
   }
 
   private async accept(
@@ -249,6 +330,8 @@ class WebhookPlatform implements WebhookAdapter {
       messageId: deliveryId,
       text: asPrompt(renderPrompt(route.prompt, payload)),
       receivedAt: Date.now(),
+      ...(route.deliverChat ? { deliverTo: route.deliverChat } : {}),
+      ...(route.skills?.length ? { skills: route.skills } : {}),
     };
     // Resolves once the gateway recorded the message: a 202 means it will not be lost.
     await this.sink?.(message);

@@ -1,7 +1,9 @@
 /**
  * Webhook routes from `platforms.webhook.routes.<name>`: which secret signs a route's requests, how
- * its JSON payload becomes the agent's prompt, which events it takes, and where answers go.
+ * its JSON payload becomes the agent's prompt, which events it takes, which skills its turns load,
+ * and where answers go (a callback URL or a chat of another platform of the gateway).
  */
+import type { ChatAddress, GatewayLink } from "../../types.js";
 
 export interface WebhookRoute {
   name: string;
@@ -11,8 +13,19 @@ export interface WebhookRoute {
   prompt?: string;
   /** Event names accepted (X-GitHub-Event / X-Event-Type); undefined accepts all. */
   events?: string[];
-  /** Where answers are POSTed; undefined logs them only. */
+  /** Where answers are POSTed; undefined logs them only (or sends them to `deliverChat`). */
   deliver?: { url: string; headers: Record<string, string>; timeoutMs: number };
+  /** `deliver: <platform>` with `deliver_extra.chat_id`: answers go to that chat of the gateway. */
+  deliverChat?: ChatAddress;
+  /** Skills loaded for each turn of the route. */
+  skills?: string[];
+  /** `deliver_only`: the rendered template itself is delivered, and no agent runs. */
+  deliverOnly: boolean;
+  /**
+   * Why the route cannot work as configured (a platform target without chat_id, deliver_only with
+   * nowhere to deliver): it is refused at start, the other routes run.
+   */
+  problem?: string;
 }
 
 export interface WebhookSettings {
@@ -69,22 +82,60 @@ function parseRoute(name: string, value: unknown, defaultSecret: string | undefi
   if (!ROUTE_NAME.test(name)) throw new Error(`${where}: route names use letters, digits, _ and - only`);
   if (value === null || value === undefined) value = {};
   if (!isObject(value)) throw new Error(`${where} must be a mapping (secret, prompt, events, deliver)`);
-  const route: WebhookRoute = { name };
+  const route: WebhookRoute = { name, deliverOnly: false };
   const secret = str(value.secret) ?? defaultSecret;
   if (secret) route.secret = secret;
   if (value.prompt !== undefined) {
     if (typeof value.prompt !== "string") throw new Error(`${where}.prompt must be a string`);
     route.prompt = value.prompt;
   }
-  if (value.events !== undefined) {
-    const events = typeof value.events === "string" ? value.events.split(",") : value.events;
-    if (!Array.isArray(events) || events.some((e) => typeof e !== "string")) {
-      throw new Error(`${where}.events must be a list of event names`);
-    }
-    route.events = events.map((e: string) => e.trim()).filter(Boolean);
+  if (value.events !== undefined) route.events = names(value.events, `${where}.events`, "event names");
+  if (value.skills !== undefined) route.skills = names(value.skills, `${where}.skills`, "skill names");
+  if (value.deliver_only !== undefined && typeof value.deliver_only !== "boolean") {
+    throw new Error(`${where}.deliver_only must be true or false`);
   }
-  if (value.deliver !== undefined) route.deliver = parseDeliver(where, value.deliver);
+  route.deliverOnly = value.deliver_only === true;
+  const target = value.deliver;
+  if (typeof target === "string" && !target.includes("://")) {
+    const platform = target.trim();
+    if (platform !== "" && platform !== "log") {
+      const chat = parseChat(where, platform, value.deliver_extra);
+      if (typeof chat === "string") route.problem = chat;
+      else route.deliverChat = chat;
+    }
+  } else if (target !== undefined && target !== null) {
+    route.deliver = parseDeliver(where, target);
+  }
+  if (route.deliverOnly && !route.deliver && !route.deliverChat) {
+    route.problem ??= "deliver_only is set but the route has no deliver target (a URL or a platform)";
+  }
   return route;
+}
+
+/** A list of names, or one comma-separated string. */
+function names(value: unknown, where: string, what: string): string[] {
+  const list = typeof value === "string" ? value.split(",") : value;
+  if (!Array.isArray(list) || list.some((e) => typeof e !== "string")) {
+    throw new Error(`${where} must be a list of ${what}`);
+  }
+  return list.map((e: string) => e.trim()).filter(Boolean);
+}
+
+/** `deliver: <platform>` + `deliver_extra`: the chat, or why the route cannot deliver there. */
+function parseChat(where: string, platform: string, extra: unknown): ChatAddress | string {
+  if (platform === "webhook") {
+    return "deliver: webhook would hand the answer back to the webhook platform; use deliver.url for a callback";
+  }
+  if (extra !== undefined && extra !== null && !isObject(extra)) {
+    throw new Error(`${where}.deliver_extra must be a mapping (chat_id, thread_id)`);
+  }
+  const id = (v: unknown): string | undefined =>
+    typeof v === "number" && Number.isFinite(v) ? String(v) : str(v)?.trim();
+  const e = isObject(extra) ? extra : {};
+  const chatId = id(e.chat_id);
+  if (!chatId) return `deliver: ${platform} needs deliver_extra.chat_id (the chat the answers go to)`;
+  const threadId = id(e.thread_id);
+  return { platform, chatId, ...(threadId ? { threadId } : {}) };
 }
 
 function parseDeliver(where: string, value: unknown): NonNullable<WebhookRoute["deliver"]> {
@@ -109,6 +160,33 @@ function parseDeliver(where: string, value: unknown): NonNullable<WebhookRoute["
       ? DEFAULT_DELIVER_TIMEOUT_MS
       : num(d.timeout, 30, `routes deliver.timeout`) * 1000;
   return { url: url.toString(), headers, timeoutMs };
+}
+
+/**
+ * Why `route` cannot run in this gateway, or undefined when it can: its own problem, a target
+ * platform that is not part of the gateway, a skill that cannot be loaded. `link` is undefined when
+ * the adapter runs outside a gateway, where neither other platforms nor skills are within reach.
+ */
+export function routeProblem(route: WebhookRoute, link: GatewayLink | undefined): string | undefined {
+  if (route.problem) return route.problem;
+  const needs = route.deliverChat
+    ? `deliver: ${route.deliverChat.platform}`
+    : route.deliverOnly
+      ? "deliver_only"
+      : route.skills?.length
+        ? "skills"
+        : "";
+  if (!needs) return undefined;
+  if (!link) return `${needs} needs the gateway (hermes gateway run)`;
+  const platforms = link.platforms();
+  if (route.deliverChat && !platforms.includes(route.deliverChat.platform)) {
+    return `deliver: ${route.deliverChat.platform} is not a platform running in this gateway (running: ${platforms.join(", ")})`;
+  }
+  for (const skill of route.skills ?? []) {
+    const why = link.skillProblem(skill);
+    if (why) return `skills: ${why}`;
+  }
+  return undefined;
 }
 
 /**
