@@ -14,6 +14,7 @@ import type { UrlChecker } from "./guard.js";
 import type { BrowserHandle } from "./launch.js";
 import type { BrowserSession } from "./session.js";
 import { type BrowserSettings, findChromium, unavailableReason } from "./settings.js";
+import { cachedChecker } from "./verdict-cache.js";
 
 /**
  * A one-off request to a side model (auxiliary task `vision` for screenshots, `web_extract` for
@@ -123,11 +124,12 @@ export class BrowserManager {
   private checker(scope: SessionScope): UrlChecker {
     const guard = guardOptionsFromSecurity(scope.config.security, scope.home);
     const resolve = this.options.resolve;
-    return async (url) => {
+    // Every request a page makes is judged: one lookup per host, not per request (verdict-cache.ts).
+    return cachedChecker(async (url) => {
       const { checkUrl } = await import("../web/url-guard.js");
       const r = await checkUrl(url, { ...guard, ...(resolve ? { resolve } : {}) });
       return r.ok ? { ok: true } : { ok: false, reason: r.reason };
-    };
+    });
   }
 
   /** The task's session, opened on first use. A subagent's (`parent/child` id) starts with its parent's cookies. */

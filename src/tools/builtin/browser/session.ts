@@ -3,7 +3,7 @@
  * refs and what it reported. Calls on one session run one at a time, in order.
  */
 import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
-import { guardContext, guardRedirects, SAME_TAB_SCRIPT, type UrlChecker } from "./guard.js";
+import { guardContext, guardRedirects, RefusalLog, SAME_TAB_SCRIPT, type UrlChecker } from "./guard.js";
 import { describeDialog, PageWatch } from "./page-watch.js";
 import { type RefEntry, RefTable, renderSnapshot } from "./snapshot.js";
 
@@ -50,8 +50,8 @@ export class BrowserSession {
   private readonly adopted = new WeakMap<Page, Promise<void>>();
   /** Open pages, oldest first, with what watches them. */
   private readonly pages = new Map<Page, { watch: PageWatch; cdp: CDPSession }>();
-  /** Documents the guard refused since the last call reported them. */
-  private readonly refused: Array<{ url: string; reason: string }> = [];
+  /** What the guard refused since the last call reported it. */
+  private readonly refused = new RefusalLog();
   private queue: Promise<unknown> = Promise.resolve();
   /** Calls running or waiting (the inactivity timer leaves busy sessions alone). */
   busy = 0;
@@ -85,9 +85,7 @@ export class BrowserSession {
     return session;
   }
 
-  private readonly noteRefusal = (url: string, reason: string): void => {
-    this.refused.push({ url, reason });
-  };
+  private readonly noteRefusal = this.refused.note;
 
   /** Makes `page` the one acted on, once its redirect guard is in place. */
   private adopt(page: Page): Promise<void> {
@@ -154,7 +152,7 @@ export class BrowserSession {
 
   /** Refusals and downloads since the last call, for the tool result. */
   takeReports(): { blocked?: Array<{ url: string; reason: string }>; downloads?: string[] } {
-    const blocked = this.refused.splice(0);
+    const blocked = this.refused.take();
     const downloads = this.watch.takeDownloads();
     return {
       ...(blocked.length > 0 ? { blocked } : {}),
@@ -163,7 +161,7 @@ export class BrowserSession {
   }
 
   async navigate(url: string): Promise<{ dialog: boolean; status?: number }> {
-    this.refused.length = 0;
+    this.refused.take();
     const outcome = await this.watch
       .act(() => this.page.goto(url, { waitUntil: "domcontentloaded", timeout: NAVIGATION_TIMEOUT_MS }))
       .catch((err) => {
