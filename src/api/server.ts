@@ -13,6 +13,7 @@ import { ResponseStore } from "./response-store.js";
 import { matchRoute } from "./routes.js";
 import { RunPool } from "./runs.js";
 import type { ApiServerOptions } from "./settings.js";
+import { TurnGate } from "./turn-gate.js";
 
 export interface ApiServer {
   /** Listens; resolves with the address (port 0 picks one). Rejects when the address is taken. */
@@ -53,6 +54,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
   const { runtime, options } = deps;
   const log: ApiLog = deps.log ?? ((level, message, fields) => runtime.logger[level](message, fields));
   const runs = new RunPool(runtime, options);
+  const gate = new TurnGate();
   const key = digest(options.key);
   let lastError: string | undefined;
   let address: { host: string; port: number; url: string } | undefined;
@@ -111,6 +113,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
       );
     }
     const body = method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : {};
+    // Runs start one per event-loop turn (see TurnGate).
+    if (method === "POST") await gate.enter();
     await handler(ctx, { req, res, url, params: found.params, body });
   }
 

@@ -80,6 +80,15 @@ function bundleStamp(root: string): string {
   return fingerprint(parts.join("\n"));
 }
 
+/** The shipped bundle does not change under a running process: its stamp is taken once per root. */
+let shippedStamp: { root: string; stamp: string } | undefined;
+
+function stampOf(root: string, shipped: boolean): string {
+  if (!shipped) return bundleStamp(root);
+  if (shippedStamp?.root !== root) shippedStamp = { root, stamp: bundleStamp(root) };
+  return shippedStamp.stamp;
+}
+
 const sameFiles = (a: Record<string, string>, b: Record<string, string>): boolean => {
   const ak = Object.keys(a);
   return ak.length === Object.keys(b).length && ak.every((k) => a[k] === b[k]);
@@ -110,10 +119,11 @@ function untouched(dir: string, entry: ManifestEntry): boolean {
  */
 export function syncBundledSkills(home: string, root?: string | null): SyncReport {
   const report: SyncReport = { added: [], updated: [], keptEdited: [], skippedDeleted: [] };
+  const shipped = root === undefined;
   root = bundleRoot(root);
   if (!root) return { ...report, noBundle: true };
   const manifest = readManifest(home);
-  const stamp = bundleStamp(root);
+  const stamp = stampOf(root, shipped);
   if (manifest.stamp === stamp && existsSync(skillsDir(home))) return report;
   for (const skill of listBundledSkills(root)) {
     const entry = manifest.skills[skill.name];
