@@ -72,6 +72,9 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
   const paths = ensureHermesHome(getHermesHome(env));
   loadDotEnv(paths.env, env);
   const { config } = loadConfig(paths.config);
+  // A server's memory levels off under a heap budget; the process restarts itself with it (before
+  // it says anything, so nothing is printed twice).
+  if (env === process.env) relaunchUnderHeapBudget(config.gateway.max_heap_mb);
   const states = detectPlatforms(config, env);
   const services = options.services ?? {};
   const usable = states.filter((s) => s.on && (s.kind === "chat" || services[s.name]));
@@ -83,8 +86,6 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     err(noPlatformMessage(states));
     return 1;
   }
-  // A server's memory levels off under a heap budget; the process restarts itself with it.
-  if (env === process.env) relaunchUnderHeapBudget(config.gateway.max_heap_mb);
   const drainMs = config.gateway.drain_timeout * 1000;
   const lock = await takeGatewayLock(paths.home, {
     replace: options.replace === true,

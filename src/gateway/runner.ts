@@ -303,20 +303,26 @@ export class GatewayRunner {
     }
     this.ledger.startInbound(m.platform, m.updateId, userText);
     const key = `${m.platform}:${m.updateId}`;
-    const status = await this.runTurnOf(chat, userText, key, m.messageId, again, m.deliverTo);
+    const status = await this.runTurnOf(chat, userText, key, {
+      ...(m.messageId ? { replyTo: m.messageId } : {}),
+      again,
+      ...(m.deliverTo ? { deliverTo: m.deliverTo } : {}),
+    });
     // A turn the drain cut short runs again at the next start.
     if (!(this.draining && status === "interrupted")) this.mark(m, status === "failed" ? "failed" : "done");
   }
 
-  /** Runs `text` as a turn of the chat's agent, its answer delivered under idempotency key `key`. */
+  /**
+   * Runs `text` as a turn of the chat's agent, its answer delivered under idempotency key `key`, as
+   * a reply to `replyTo`, or to `deliverTo` (a webhook route's chat); `again`: a re-run after a restart.
+   */
   private async runTurnOf(
     chat: Chat,
     text: string,
     key: string,
-    replyTo?: string,
-    again = false,
-    deliverTo?: ChatAddress,
+    o: { replyTo?: string; again?: boolean; deliverTo?: ChatAddress } = {},
   ): Promise<RunResult["status"]> {
+    const { replyTo, again = false, deliverTo } = o;
     const adapter = this.adapters.get(chat.platform)!;
     const out = answerOutput(chat, deliverTo, this.adapters, this.deliveries, replyTo, this.log);
     const reply = new Reply({
