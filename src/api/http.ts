@@ -4,6 +4,7 @@
  * throws anything else at a request.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { BodyError, type BodyProblem, readJsonObject } from "../core/http-body.js";
 
 /** OpenAI's error `type`s, as clients switch on them. */
 export type ApiErrorType =
@@ -61,51 +62,29 @@ export function sendError(res: ServerResponse, err: ApiError): void {
   sendJson(res, err.status, err.body(), err.headers);
 }
 
+/** Media types a request body may be sent as (a missing Content-Type is read as JSON too). */
+const JSON_TYPES = ["application/json", "text/json"] as const;
+
 /**
- * Reads and parses a JSON body of at most `limit` bytes: 413 past it (stopping the upload early),
- * 400 for anything but a JSON object.
+ * Reads and parses a JSON object body of at most `limit` bytes through the shared body reader:
+ * 413 past the limit (stopping the upload early), 408 when it trickles in too slowly, 415 for a
+ * body that is declared as something else than JSON, 400 for anything but a JSON object.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers["content-length"]);
-  const tooLarge = (): ApiError =>
-    new ApiError(
-      413,
-      `The request body is larger than ${Math.round(limit / 1024 / 1024)} MB`,
-      "invalid_request_error",
-      "request_too_large",
-    );
-  if (Number.isFinite(declared) && declared > limit) {
-    // Not read: the connection goes once the answer is sent.
-    req.resume();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      req.resume();
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  const raw = Buffer.concat(chunks).toString("utf8");
-  if (!raw.trim())
-    throw new ApiError(400, "The request body is empty; send a JSON object", "invalid_request_error");
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    return (await readJsonObject(req, { maxBytes: limit, contentTypes: JSON_TYPES })).value;
   } catch (err) {
-    throw new ApiError(
-      400,
-      `The request body is not valid JSON: ${(err as Error).message}`,
-      "invalid_request_error",
-      "invalid_json",
-    );
+    if (!(err instanceof BodyError)) throw err;
+    const code: Partial<Record<BodyProblem, string>> = {
+      too_large: "request_too_large",
+      timeout: "request_timeout",
+      content_type: "unsupported_media_type",
+      invalid_json: "invalid_json",
+    };
+    const error = new ApiError(err.status, err.message, "invalid_request_error", code[err.problem] ?? null);
+    if (err.closesConnection) error.headers.connection = "close";
+    throw error;
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-    throw new ApiError(400, "The request body must be a JSON object", "invalid_request_error");
-  return parsed as Record<string, unknown>;
 }
 
 /** Starts a server-sent-events answer (headers go out at once, so the client sees the run start). */

@@ -121,8 +121,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof ApiError) {
-        // Errors the client caused close the connection when its body was not read (413).
-        if (err.status === 413) res.setHeader("connection", "close");
+        // A body refused unread (413, 408) carries `connection: close` among its headers.
         sendError(res, err);
         return;
       }

@@ -167,6 +167,20 @@ describe("bad requests", () => {
     });
   }
 
+  it("answers 415 to a body sent as a form, naming the content type to use", async () => {
+    const t = await api.start();
+    const res = await t.call("/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: JSON.stringify({ messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(415);
+    const err = ((await res.json()) as ErrorBody).error;
+    expect(err.code).toBe("unsupported_media_type");
+    expect(err.message).toMatch(/must be application\/json/);
+    expect(api.fake.requests).toHaveLength(0);
+  });
+
   it("answers 404 for unknown routes and 405 for a wrong method", async () => {
     const t = await api.start();
     expect((await t.call("/v1/nothing")).status).toBe(404);
