@@ -130,7 +130,7 @@ export class Agent {
     const m = opts.config.memory;
     this.memory =
       m && (m.memory_enabled || m.user_profile_enabled)
-        ? createMemoryStore(opts.home, opts.config)
+        ? createMemoryStore(opts.home, opts.config, opts.scope?.memoryDir)
         : undefined;
     this.sessionTools = new SessionTools({
       registry: opts.registry,

@@ -187,6 +187,7 @@ export function createDelegationService(parent: DelegationParent): DelegationSer
       config: parent.options.config,
       home: parent.options.home,
       environments: parent.options.environments,
+      ...(parent.options.scope ? { scope: parent.options.scope } : {}),
       platform: parent.options.platform ?? "cli",
       taskId,
       sessionId,

@@ -53,6 +53,7 @@ export function buildToolContext(src: ToolContextSource, signal: AbortSignal): T
     home: opts.home,
     env: opts.environments.get(src.taskId),
     platform: src.platform,
+    ...(opts.scope ? { scope: opts.scope } : {}),
     notices: src.notices,
     approvals: opts.approvals,
     approve: src.approve(signal),

@@ -8,7 +8,7 @@ import type { ProviderRouter } from "../llm/provider-router.js";
 import type { ChatMessage, ClassifiedError, ModelTarget, StreamFn, Usage } from "../llm/types.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
-import type { ClarifyFn, SessionSearchService, ToolContext } from "../tools/context.js";
+import type { ClarifyFn, SessionSearchService, ToolContext, UserScope } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ContextCompressorHook, ModelSwitchHook } from "./compressor-hook.js";
@@ -29,6 +29,8 @@ export interface AgentOptions {
   config: HermesConfig;
   home: string;
   environments: EnvironmentProvider;
+  /** Whose conversation this is (memory folder, process ownership); default: the profile's owner. Subagents share it. */
+  scope?: UserScope;
   platform?: string;
   taskId?: string;
   sessionId?: string;

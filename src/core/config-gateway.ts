@@ -38,6 +38,14 @@ export interface GatewaySettings {
   typing_interval: number;
   /** V8 old-generation budget (MB) of the gateway and `hermes api serve` processes; 0 = Node's own sizing. */
   max_heap_mb: number;
+  /** Each chat user works in a folder of their own (under `workdir_root`) instead of the profile's. */
+  user_workdirs: boolean;
+  /** Where the chat users' working folders go (`<root>/<platform>/<user id>`); "" = HERMES_HOME/users. */
+  workdir_root: string;
+  /** All chat users share the profile's MEMORY.md and USER.md (the original's single-owner memory). */
+  shared_memory: boolean;
+  /** `platform:user_id` of chat users treated as the profile's owner: its folder, memory and processes. */
+  admin_users: string[];
 }
 
 export interface TelegramSettings {
@@ -127,6 +135,10 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
     max_inbound_media_bytes: 128 * 1024 * 1024,
     typing_interval: 4,
     max_heap_mb: 1024,
+    user_workdirs: true,
+    workdir_root: "",
+    shared_memory: false,
+    admin_users: [],
   },
   platforms: {
     telegram: {

@@ -97,6 +97,10 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "gateway.max_live_agents": intAtLeast(1),
   "gateway.agent_idle_ttl": numberAbove(0),
   "gateway.max_heap_mb": intAtLeast(0),
+  "gateway.admin_users": (v) =>
+    Array.isArray(v) && v.every((u) => typeof u === "string" && /^[^:\s]+:\S+$/.test(u))
+      ? undefined
+      : "must be a list of platform:user_id entries (telegram:123456789)",
   "session_reset.mode": oneOf("none", "idle", "daily", "both"),
   "session_reset.idle_minutes": intAtLeast(1),
   "session_reset.at_hour": (v) =>

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { fingerprint } from "./fingerprint.js";
 
 /**
  * HERMES_HOME resolution. Every path the program writes goes through here so that profiles stay
@@ -52,10 +53,33 @@ export function homePaths(home: string) {
     toolOutput: join(home, "cache", "tool-output"),
     trajectories: join(home, "trajectories"),
     processes: join(home, "processes.json"),
+    /** Per-user folders of the gateway's chat users: `users/<platform>/<user id>/`. */
+    users: join(home, "users"),
   };
 }
 
 export type HomePaths = ReturnType<typeof homePaths>;
+
+const SAFE_SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * A user id or platform name as one folder name. Ids that are already safe stay readable
+ * (`telegram/42`); anything else (`@name`, an email, `../x`) is reduced to safe characters and
+ * suffixed with a hash of the original, so two different ids never share a folder.
+ */
+export function folderSegment(raw: string): string {
+  if (SAFE_SEGMENT.test(raw)) return raw;
+  const readable = raw
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 48);
+  return `${readable || "_"}-${fingerprint(raw).slice(0, 8)}`;
+}
+
+/** `<root>/<platform>/<user id>`, each part made a safe folder name (see `folderSegment`). */
+export function userFolder(root: string, platform: string, userId: string): string {
+  return join(root, folderSegment(platform), folderSegment(userId));
+}
 
 /** HERMES_HOME cannot hold Hermes' files; the message names the path, what is wrong and the fix. */
 export class HomeError extends Error {

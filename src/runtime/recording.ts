@@ -26,6 +26,8 @@ export interface RecordOptions {
   autoTitle?: boolean;
   /** Who the session belongs to (gateway chats). */
   owner?: RecorderInfo["owner"];
+  /** The session's working directory when not the front end's (a chat user's own folder). */
+  cwd?: string;
   /** Failures the user should see (a top-level session's front end); always logged. */
   onEvent?: (event: AgentEvent) => void;
 }
@@ -40,7 +42,7 @@ export function recordAgent(ctx: RecordingContext, agent: Agent, opts: RecordOpt
     source: opts.source,
     model: agent.target.model,
     provider: agent.target.provider,
-    cwd: ctx.cwd,
+    cwd: opts.cwd ?? ctx.cwd,
     resumed: opts.resumed,
     messages: () => agent.messages,
     onFailure: (message) => {

@@ -14,9 +14,10 @@ import { type ApprovalPolicy, ApprovalSession } from "../tools/approval/session.
 import type { ApprovalMode, ApproveFn } from "../tools/approval/types.js";
 import type { BrowserManager } from "../tools/builtin/browser/index.js";
 import { registerBuiltinTools } from "../tools/builtin/index.js";
-import type { ClarifyFn, HermesToolRegistry, SessionSearchService } from "../tools/context.js";
+import type { ClarifyFn, HermesToolRegistry, SessionSearchService, UserScope } from "../tools/context.js";
 import { createEnvironmentProvider } from "../tools/environments/factory.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
+import { reapOrphans } from "../tools/process/reap.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { createToolSelector, type ToolSelection } from "../tools/toolsets.js";
 import { createApprovalPolicy, yoloFromEnv } from "./approval-setup.js";
@@ -31,9 +32,11 @@ import { repairHistory } from "./recorder.js";
 import { type RecordingContext, recordAgent } from "./recording.js";
 import { sessionSearchService } from "./session-search-scope.js";
 import { createSkillLearning } from "./skills-learning.js";
+import { type ChatUser, UserScopes } from "./user-scope.js";
 import { createVisionService } from "./vision-setup.js";
 
 export { NoProviderError } from "./providers.js";
+export type { ChatUser } from "./user-scope.js";
 
 /** How one process runs agents; every field has a default, so a front end passes only its own. */
 export interface RuntimeOptions {
@@ -82,7 +85,10 @@ export interface NewAgentOptions {
   toolsets?: readonly string[];
   /** Earlier turns this conversation starts from (an API request's messages; no system message). */
   history?: readonly ChatMessage[];
-  /** Who the session belongs to (gateway chats): stored with it, and its session_search sees only this user's sessions. */
+  /**
+   * Who the session belongs to (gateway chats): stored with it; its session_search sees only this
+   * user's sessions, and it works in the user's scope (folder, memory, processes; see user-scope.ts).
+   */
   owner?: SessionOwner;
   /** Told when a background process or delegation left a notice for the model (see Agent.pendingNotices). */
   onNotice?: () => void;
@@ -106,6 +112,8 @@ export interface Runtime {
   readonly toolNames: ReadonlySet<string>;
   unknownToolsets: string[];
   environments: EnvironmentProvider;
+  /** The scope of a chat user's sessions (their folder, memory and processes); no user: the profile owner's. */
+  scopeOf(user?: ChatUser): UserScope;
   /** The browser tools' Chromium (or attached Chrome): /browser connect, disconnect and status. */
   browser: BrowserManager;
   logger: Logger;
@@ -221,6 +229,21 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   });
   const unknownToolsets = selectTools().unknown;
   const environments = withBrowser(createEnvironmentProvider(config, { home: paths.home, cwd }), browser);
+  // A chat user's sessions start in their own folder: terminal.cwd is the owner's.
+  const userConfig = { ...config, terminal: { ...config.terminal, cwd: "." } };
+  const scopes = new UserScopes({
+    config,
+    home: paths.home,
+    cwd,
+    environments,
+    environmentsIn: (workdir) =>
+      withBrowser(createEnvironmentProvider(userConfig, { home: paths.home, cwd: workdir }), browser),
+  });
+  // Background processes a Hermes killed outright left running end now (not those started to survive it).
+  const reaping = reapOrphans(paths.home).then((reaped) => {
+    if (reaped.length > 0)
+      logger.info("ended orphaned background processes", { ids: reaped.map((r) => r.id).join(",") });
+  });
   // Chat users answer approvals on their phone: the gateway waits approvals.gateway_timeout for them.
   const approvalTimeout =
     platform === "gateway" ? config.approvals.gateway_timeout : config.approvals.timeout;
@@ -288,6 +311,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     let learn: AgentEventListener | undefined;
     const selectOwn = o.toolsets ? selectorFor(o.toolsets) : selectTools;
     const source = o.source ?? sessionPlatform;
+    const scope = scopes.of(o.owner ? { platform: sessionPlatform, userId: o.owner.userId } : undefined);
     // A chat's user searches only their own sessions on that platform.
     const ownSearch =
       o.owner && sessions ? sessionSearchService(sessions, { source, userId: o.owner.userId }) : search;
@@ -306,7 +330,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       config,
       home: paths.home,
       cwd,
-      environments,
+      environments: scopes.environments(scope),
+      scope,
       platform: sessionPlatform,
       approvals: new ApprovalSession(approvals, {
         yolo: o.yolo ?? yolo,
@@ -341,6 +366,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         source,
         resumed: resume !== undefined,
         ...(o.owner ? { owner: o.owner } : {}),
+        ...(scope.userKey ? { cwd: scope.workdir } : {}),
         ...(branch ? { parentSessionId: branch.parentSessionId } : {}),
         ...(branch?.title ? { title: branch.title } : {}),
         ...(o.autoTitle ? { autoTitle: true } : {}),
@@ -376,6 +402,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     },
     unknownToolsets,
     environments,
+    scopeOf: (user) => scopes.of(user),
     browser,
     logger,
     approvals,
@@ -409,7 +436,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
           await sessions.flush();
           sessions.close();
         }
-        await environments.disposeAll();
+        await reaping;
+        await Promise.all([environments.disposeAll(), scopes.disposeAll()]);
         await logger.flush();
       })();
       return disposing;

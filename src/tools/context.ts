@@ -34,6 +34,8 @@ export interface ToolContext {
   readonly env: ExecutionEnvironment;
   /** cli, telegram, cron, ... */
   readonly platform: string;
+  /** Whose conversation this is: their background processes, folder and memory. Absent: the profile's owner. */
+  readonly scope?: UserScope;
   /**
    * Messages for the model that arrive later (a background process finished, a watched pattern
    * appeared): delivered with the next tool result, or before the next user message when idle.
@@ -61,6 +63,23 @@ export interface ToolContext {
   readonly toolSearch?: ToolSearchService;
   /** The skills store as this session sees it (skills tools; loaded skills' variables for commands). */
   readonly skills?: SkillsService;
+}
+
+/**
+ * Who a conversation works for and what on this machine is theirs. Made once per user by the
+ * runtime and handed down unchanged (agent options, tool context), so no tool decides on its own
+ * whose folder, memory or processes it touches.
+ */
+export interface UserScope {
+  /**
+   * `platform:user id` of a chat user: owns the background processes started in their sessions and
+   * sees only those. Undefined for the profile's owner (the CLI, cron, admin users, the API server).
+   */
+  readonly userKey?: string;
+  /** The folder their sessions start in (terminal, file tools, execute_code, context files). */
+  readonly workdir: string;
+  /** The folder of their MEMORY.md and USER.md. */
+  readonly memoryDir: string;
 }
 
 /**

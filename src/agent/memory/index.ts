@@ -7,11 +7,14 @@ export { MEMORY_PROVIDER_TIMEOUT_MS, type MemoryProvider, withProviderTimeout } 
 export { StreamingContextScrubber } from "./scrubber.js";
 export { ENTRY_SEPARATOR, MemoryStore, parseEntries } from "./store.js";
 
-/** The built-in store for a home, configured from `memory.*`. */
-export function createMemoryStore(home: string, config: HermesConfig): MemoryStore {
+/**
+ * The built-in store, configured from `memory.*`: in `dir` (a chat user's own memory folder) or,
+ * without it, the profile's HERMES_HOME/memories.
+ */
+export function createMemoryStore(home: string, config: HermesConfig, dir?: string): MemoryStore {
   const m = config.memory;
   return new MemoryStore({
-    dir: homePaths(home).memories,
+    dir: dir ?? homePaths(home).memories,
     memoryEnabled: m.memory_enabled,
     userEnabled: m.user_profile_enabled,
     memoryCharLimit: m.memory_char_limit,

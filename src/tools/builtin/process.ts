@@ -1,7 +1,8 @@
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import { truncateOutput } from "../output.js";
 import { readLogPage } from "../process/log.js";
-import { getProcessRegistry, type ProcessView } from "../process/registry.js";
+import type { ProcessView } from "../process/registry.js";
+import { userProcesses } from "../process/user-processes.js";
 import { checkCommandApproval } from "./approval-gate.js";
 import { argInt, argString, toolError, toolResult } from "./util.js";
 
@@ -86,7 +87,8 @@ export async function handleProcess(args: Record<string, unknown>, ctx: ToolCont
   if (!action || !ACTIONS.includes(action)) {
     return toolError(`action must be one of: ${ACTIONS.join(", ")}.`);
   }
-  const registry = getProcessRegistry(ctx.home);
+  // A chat user sees and acts on their own processes only (ctx.scope); the profile's owner, on the unowned ones.
+  const registry = userProcesses(ctx.home, ctx.scope?.userKey);
   if (action === "list") {
     const all = registry.list();
     const shown = all.slice(0, LIST_MAX).map(summary);

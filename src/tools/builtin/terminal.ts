@@ -2,7 +2,7 @@ import { homePaths } from "../../core/home.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import type { RunResult } from "../environments/types.js";
 import { cleanTerminalOutput, spillToFile, truncateOutput } from "../output.js";
-import { getProcessRegistry } from "../process/registry.js";
+import { userProcesses } from "../process/user-processes.js";
 import { compilePatterns } from "../process/watch.js";
 import { type ToolOutput, textBlock } from "../result.js";
 import { skillEnv } from "../skills-service.js";
@@ -24,6 +24,7 @@ export const TERMINAL_SCHEMA = {
     properties: {
       command: { type: "string" },
       background: { type: "boolean" },
+      nohup: { type: "boolean", description: "Background: keep running after Hermes exits." },
       timeout: { type: "integer", description: "Seconds (foreground).", maximum: MAX_TIMEOUT_S },
       workdir: { type: "string", description: "For this call only." },
       pty: { type: "boolean" },
@@ -37,6 +38,8 @@ export const TERMINAL_SCHEMA = {
 interface TerminalRequest {
   command: string;
   background: boolean;
+  /** Survives this Hermes process (like a command started with `nohup`). */
+  nohup: boolean;
   pty: boolean;
   timeoutS: number;
   /** Resolved and checked to be a directory. */
@@ -71,6 +74,7 @@ async function parseRequest(
   return {
     command,
     background: argBool(args, "background"),
+    nohup: argBool(args, "nohup"),
     pty: argBool(args, "pty"),
     timeoutS: argInt(args, "timeout", ctx.config.terminal.timeout, 1, MAX_TIMEOUT_S),
     workdir,
@@ -119,9 +123,11 @@ async function startBackground(req: TerminalRequest, ctx: ToolContext): Promise<
   const spec = await ctx.env.backgroundSpec(req.workdir);
   const fromSkills = skillEnv(ctx.skills);
   if (fromSkills) spec.env = { ...spec.env, ...fromSkills };
-  const view = await getProcessRegistry(ctx.home).start({
+  // Owned by the session's user: other users' process tools neither see nor reach it.
+  const view = await userProcesses(ctx.home, ctx.scope?.userKey).start({
     command: req.command,
     spec,
+    keep: req.nohup,
     pty: req.pty,
     notifyOnComplete: req.notifyOnComplete,
     watchPatterns: patterns,
@@ -140,8 +146,8 @@ async function startBackground(req: TerminalRequest, ctx: ToolContext): Promise<
 }
 
 async function runForeground(req: TerminalRequest, ctx: ToolContext): Promise<string | CommandRun> {
-  if (req.notifyOnComplete || req.watchPatterns.length > 0) {
-    return toolError("notify_on_complete and watch_patterns need background=true.");
+  if (req.notifyOnComplete || req.watchPatterns.length > 0 || req.nohup) {
+    return toolError("nohup, notify_on_complete and watch_patterns need background=true.");
   }
   const res = await ctx.env.run(req.command, {
     timeoutMs: req.timeoutS * 1000,

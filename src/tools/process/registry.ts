@@ -1,9 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
-import { lockFile } from "../../core/file-lock.js";
 import { ensureDir } from "../../core/fs.js";
-import { homePaths } from "../../core/home.js";
 import {
   groupAlive,
   killGroup,
@@ -24,16 +22,18 @@ import {
   processFile,
   processStartTicks,
   refreshRecord,
-  saveProcessRecords,
+  saveRecordsLocked,
 } from "./store.js";
 import { LogWatcher, type NoticeSink } from "./watch.js";
 
 /**
  * Background processes of one HERMES_HOME: started by `terminal(background=true)`, managed by the
  * `process` tool. Each runs in its own process group with its output going straight to
- * `processes/<id>.log`, and is recorded in `processes.json`. Processes are killed when this Hermes
- * process exits, except commands started with `nohup`, which keep running and show up in the next
- * Hermes's list. PTY processes always end with Hermes (the terminal belongs to it).
+ * `processes/<id>.log`, and is recorded in `processes.json` with the chat user it belongs to.
+ * Processes are killed when this Hermes process exits, except those started to survive it (`nohup`),
+ * which keep running and show up in the next Hermes's list; if this process dies without cleaning
+ * up, the next Hermes to start ends them (see reap.ts). PTY processes always end with Hermes (the
+ * terminal belongs to it). `UserProcesses` is what one user's sessions see of this.
  */
 
 export interface StartOptions {
@@ -43,6 +43,10 @@ export interface StartOptions {
   notifyOnComplete: boolean;
   watchPatterns: readonly RegExp[];
   notices?: NoticeSink;
+  /** The chat user it belongs to (`UserScope.userKey`); absent: the profile's owner. */
+  owner?: string;
+  /** Keep it running after this Hermes process ends (the `nohup` choice); ignored for PTY processes. */
+  keep?: boolean;
 }
 
 /** A process as the `process` tool reports it. */
@@ -70,6 +74,13 @@ interface Live {
 
 const isNohup = (command: string): boolean => /^\s*(?:exec\s+)?nohup\s/.test(command);
 
+/** This Hermes process's start time, recorded with each process so the reaper can tell it apart. */
+let ownTicks: number | undefined | null = null;
+const ownStartTicks = (): number | undefined => {
+  if (ownTicks === null) ownTicks = processStartTicks(process.pid);
+  return ownTicks;
+};
+
 export class ProcessRegistry {
   private readonly live = new Map<string, Live>();
   private saving: Promise<void> = Promise.resolve();
@@ -92,6 +103,7 @@ export class ProcessRegistry {
     const wrapper =
       `${shell} ${shQuote(scriptPath)}; __hermes_s=$?; ` +
       `printf '%s' "$__hermes_s" > ${shQuote(processFile(this.home, id, "exit"))}; exit "$__hermes_s"`;
+    const ownerTicks = ownStartTicks();
     let entry: Live | undefined;
     let early: [number | null, boolean] | undefined;
     let resolveExit!: () => void;
@@ -116,8 +128,10 @@ export class ProcessRegistry {
         exit_code: null,
         log_path: logPath,
         pty: options.pty,
-        detached: !options.pty && isNohup(options.command),
+        detached: !options.pty && (options.keep === true || isNohup(options.command)),
         owner_pid: process.pid,
+        ...(ownerTicks !== undefined ? { owner_start_ticks: ownerTicks } : {}),
+        ...(options.owner ? { owner: options.owner } : {}),
       },
       exited,
       handle,
@@ -174,7 +188,7 @@ export class ProcessRegistry {
 
   private persist(record: ProcessRecord): Promise<void> {
     const snapshot = { ...record };
-    this.saving = this.saving.then(() => saveLocked(this.home, [snapshot]).catch(() => undefined));
+    this.saving = this.saving.then(() => saveRecordsLocked(this.home, [snapshot]).catch(() => undefined));
     return this.saving;
   }
 
@@ -327,19 +341,6 @@ export class ProcessRegistry {
     await Promise.race([Promise.all(ending.map((e) => e.exited)), new Promise((r) => setTimeout(r, 1_000))]);
     for (const e of running) if (e.record.detached) void e.watcher?.stop();
     await this.saving;
-  }
-}
-
-/**
- * Merges records into processes.json holding `processes.json.lock`: the merge re-reads the file, and
- * without the lock two Hermes processes saving at once would each drop the other's new records.
- */
-async function saveLocked(home: string, records: readonly ProcessRecord[]): Promise<void> {
-  const release = await lockFile(`${homePaths(home).processes}.lock`);
-  try {
-    await saveProcessRecords(home, records);
-  } finally {
-    release();
   }
 }
 

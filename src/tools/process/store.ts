@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { lockFile } from "../../core/file-lock.js";
 import { ensureDir } from "../../core/fs.js";
 import { homePaths } from "../../core/home.js";
 
@@ -28,10 +29,14 @@ export interface ProcessRecord {
   ended?: string;
   log_path: string;
   pty: boolean;
-  /** Survives the Hermes process that started it (command started with `nohup`). */
+  /** Survives the Hermes process that started it (`nohup: true`, or a command started with `nohup`). */
   detached: boolean;
   /** pid of the Hermes process that started it. */
   owner_pid: number;
+  /** Kernel start time of that Hermes process: a recycled pid is not taken for it. */
+  owner_start_ticks?: number;
+  /** The chat user (`platform:user id`) whose session started it; absent: the profile's owner. */
+  owner?: string;
 }
 
 /** Finished records kept in processes.json (with their logs); older ones are removed. */
@@ -127,5 +132,18 @@ export async function saveProcessRecords(home: string, updates: readonly Process
   await rename(tmp, path);
   for (const id of dropped) {
     for (const ext of ["log", "sh", "exit"] as const) await rm(processFile(home, id, ext), { force: true });
+  }
+}
+
+/**
+ * Merges records into processes.json holding `processes.json.lock`: the merge re-reads the file, and
+ * without the lock two Hermes processes saving at once would each drop the other's new records.
+ */
+export async function saveRecordsLocked(home: string, records: readonly ProcessRecord[]): Promise<void> {
+  const release = await lockFile(`${homePaths(home).processes}.lock`);
+  try {
+    await saveProcessRecords(home, records);
+  } finally {
+    release();
   }
 }
