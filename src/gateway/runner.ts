@@ -24,7 +24,17 @@ import {
 } from "./runner-settings.js";
 import { sessionKeyOf } from "./session-key.js";
 import { placeAttachments, runTurn, type TurnOutput, userMessageText } from "./turn.js";
-import type { ChatAddress, InboundMessage, InboundSink, OutboundTarget, PlatformAdapter } from "./types.js";
+import {
+  type AttachmentFetch,
+  type ChatAddress,
+  chatTarget,
+  type InboundAttachment,
+  type InboundMessage,
+  type InboundReceipt,
+  type InboundSink,
+  type OutboundTarget,
+  type PlatformAdapter,
+} from "./types.js";
 import { answerOutput, createGatewayLink, withSkills } from "./webhook-delivery.js";
 
 export interface GatewayRunnerOptions {
@@ -53,10 +63,19 @@ const NOTICE_PROMPT =
   "[Background work you started has reported back (above). Tell the user briefly what came of it.]";
 
 /**
- * The messaging gateway's core: every platform update goes through it. An update is recorded once
- * in the delivery ledger (duplicates dropped), checked by auth before anything else sees it, keyed
- * to its conversation, and then either answered inline (control commands, button presses) or run
- * as a turn in its chat's lane: one chat's turns never interleave, different chats run in parallel.
+ * The messaging gateway's core. Every platform update passes these stages once, in this order:
+ *
+ *   1. adapter      maps the platform's update to an InboundMessage and hands it to the sink
+ *   2. authorize    allowlists, pairing (a stranger's DM gets a code, unrecorded), require_mention;
+ *                   button presses are answered here and never recorded
+ *   3. files        the message's attachments are downloaded (only now: strangers cost nothing)
+ *   4. record       the inbound ledger row, durably (a duplicate stops here)
+ *   5. acknowledge  the receipt tells the adapter to confirm the update to the platform, or, when
+ *                   it could not be recorded, not to (the platform sends it again)
+ *   6. lane         control commands and clarify answers inline, else a turn in the chat's lane:
+ *                   one chat's turns never interleave, different chats run in parallel
+ *   7. turn         the chat's agent answers; the reply is recorded in the outbound ledger
+ *   8. platform     the recorded reply is sent, chunk by chunk, each marked as it goes out
  */
 export class GatewayRunner {
   private readonly runtime: Runtime;
@@ -97,7 +116,9 @@ export class GatewayRunner {
       this.connected.set(adapter.name, { connected: false });
     }
     const link = createGatewayLink({ adapters: this.adapters, ledger: this.ledger, runtime, log: this.log });
-    this.sink = Object.assign((m: InboundMessage) => this.take(m), { gateway: link });
+    this.sink = Object.assign((m: InboundMessage, files?: AttachmentFetch) => this.take(m, files), {
+      gateway: link,
+    });
     this.routing = new SessionRouting(runtime.paths.stateDb);
     this.pool = new AgentPool({
       maxLive: config.gateway.max_live_agents,
@@ -128,15 +149,20 @@ export class GatewayRunner {
         this.fault("resending pending messages failed", err, { platform: name });
       }
     }
-    for (const m of this.ledger.unfinishedInbound()) {
+    for (const m of await this.ledger.unfinishedInbound()) {
       if (!this.adapters.has(m.platform)) continue;
       // Its answer was recorded before the stop (resumePending above sent it): never ask the model twice.
-      if (this.ledger.outbound(`${m.platform}:${m.updateId}:answer`)) {
+      if (await this.ledger.outbound(`${m.platform}:${m.updateId}:answer`)) {
         this.mark(m, "done");
         continue;
       }
+      // Its sender was authorized when it came in; an access revoked since then holds.
+      if (!this.auth.allows(m)) {
+        this.mark(m, "skipped");
+        continue;
+      }
       this.log("info", "re-running an unfinished message", { platform: m.platform, update: m.updateId });
-      this.accept(m, true);
+      void this.dispatch(m, this.keyOf(m));
     }
     await Promise.all(
       [...this.adapters.values()].map(async (adapter) => {
@@ -192,27 +218,47 @@ export class GatewayRunner {
     await delivery.deliver(`notify:${randomUUID()}`, to, text);
   }
 
-  // ---- inbound ----
+  // ---- inbound: adapter → authorize → files → record → acknowledge ----
 
   /** What adapters hand updates to (`take`), with the link webhook routes deliver through. */
   private readonly sink: InboundSink;
 
-  /** Records the update, then processes it in the background. */
-  private async take(m: InboundMessage): Promise<void> {
+  /**
+   * Stages 2-5 of an update: authorize it, fetch its files, record it durably, and tell the adapter
+   * what to confirm to the platform. Nothing of a stranger's message is downloaded or recorded.
+   * Never throws: an update that cannot be recorded is `unavailable`, for the platform to resend.
+   */
+  private async take(m: InboundMessage, fetchAttachments?: AttachmentFetch): Promise<InboundReceipt> {
     try {
-      this.accept(m, false);
+      const adapter = this.adapters.get(m.platform);
+      if (!adapter) return IGNORED;
+      const decision = this.auth.check(m);
+      if (m.action) {
+        void this.press(adapter, m, decision.allowed);
+        return decision.allowed ? ACCEPTED : IGNORED;
+      }
+      if (!decision.allowed) {
+        if (decision.reply) void this.answerStranger(adapter, m, decision.reply);
+        return IGNORED;
+      }
+      if (m.chatType !== "dm" && requireMention(this.runtime, m.platform) && !m.addressed) return IGNORED;
+      let message = m;
+      if (fetchAttachments) {
+        // A redelivered update is not downloaded again (reads never wait on the write lock).
+        if (await this.ledger.inboundStatus(m.platform, m.updateId)) return DUPLICATE;
+        message = withAttachments(m, await fetchAttachments());
+      }
+      const key = this.keyOf(message);
+      if (!(await this.ledger.recordInbound(message, key))) return DUPLICATE;
+      void this.dispatch(message, key);
+      return ACCEPTED;
     } catch (err) {
-      this.fault("inbound update not recorded", err, { platform: m.platform, update: m.updateId });
+      this.fault("inbound update not recorded; the platform is asked to send it again", err, {
+        platform: m.platform,
+        update: m.updateId,
+      });
+      return { status: "unavailable", retryAfterSeconds: RETRY_AFTER_S, reason: errorText(err) };
     }
-  }
-
-  private accept(m: InboundMessage, recorded: boolean): void {
-    const key = this.keyOf(m);
-    if (!recorded && !this.ledger.recordInbound(m, key)) return;
-    void this.process(m, key).catch((err: unknown) => {
-      this.fault("update failed", err, { key, update: m.updateId });
-      this.mark(m, "failed");
-    });
   }
 
   private keyOf(m: InboundMessage): string {
@@ -223,41 +269,47 @@ export class GatewayRunner {
     });
   }
 
-  private async process(m: InboundMessage, key: string): Promise<void> {
-    const adapter = this.adapters.get(m.platform);
-    if (!adapter) return this.mark(m, "skipped");
-    const decision = this.auth.check(m);
-    if (m.action) return this.press(adapter, m, decision.allowed);
-    if (!decision.allowed) {
-      if (decision.reply) await this.send(m, key, "auth", decision.reply);
-      return this.mark(m, "skipped");
+  /** A stranger's pairing reply: sent once, never recorded (the pairing store rate-limits it). */
+  private async answerStranger(adapter: PlatformAdapter, m: InboundMessage, text: string): Promise<void> {
+    try {
+      await adapter.send(chatTarget(m), text, { format: "plain" });
+    } catch (err) {
+      this.log("warn", "pairing reply not delivered", { platform: m.platform, error: errorText(err) });
     }
-    if (m.chatType !== "dm" && requireMention(this.runtime, m.platform) && !m.addressed) {
-      return this.mark(m, "skipped");
-    }
-    const chat = chatOf(m, key);
-    const cmd = parseCommand(m.text);
-    if (!(cmd && isControlCommand(cmd.name)) && this.prompts.answerClarify(key, userMessageText(m))) {
-      return this.mark(m, "done");
-    }
-    let text: string | undefined;
-    if (cmd) {
-      let deferred = false;
-      const outcome = await runCommand(
-        cmd,
-        this.commandHost(chat, m, () => (deferred = true)),
-      );
-      if (outcome.kind === "reply") {
-        await this.send(m, key, "cmd", outcome.text);
-        if (!deferred) this.mark(m, "done");
-        return;
-      }
-      if (outcome.kind === "message") text = outcome.text;
-    }
-    this.submit(chat, m, text);
   }
 
-  /** A button press: answers the prompt it belongs to (when its user may still talk to us). */
+  // ---- the chat's lane: a control command or clarify answer inline, else a turn ----
+
+  /** Stage 6 of a recorded message. Never throws: a failure marks the message failed. */
+  private async dispatch(m: InboundMessage, key: string): Promise<void> {
+    try {
+      const chat = chatOf(m, key);
+      const cmd = parseCommand(m.text);
+      if (!(cmd && isControlCommand(cmd.name)) && this.prompts.answerClarify(key, userMessageText(m))) {
+        return this.mark(m, "done");
+      }
+      let text: string | undefined;
+      if (cmd) {
+        let deferred = false;
+        const outcome = await runCommand(
+          cmd,
+          this.commandHost(chat, m, () => (deferred = true)),
+        );
+        if (outcome.kind === "reply") {
+          await this.send(m, key, "cmd", outcome.text);
+          if (!deferred) this.mark(m, "done");
+          return;
+        }
+        if (outcome.kind === "message") text = outcome.text;
+      }
+      this.submit(chat, m, text);
+    } catch (err) {
+      this.fault("update failed", err, { key, update: m.updateId });
+      this.mark(m, "failed");
+    }
+  }
+
+  /** A button press: answers the prompt it belongs to (when its user may still talk to us); never recorded. */
   private async press(adapter: PlatformAdapter, m: InboundMessage, allowed: boolean): Promise<void> {
     const data = m.action?.data ?? "";
     const toast = !allowed
@@ -268,7 +320,6 @@ export class GatewayRunner {
     if (m.action?.callbackId && adapter.answerAction) {
       await adapter.answerAction(m.action.callbackId, toast).catch(() => undefined);
     }
-    this.mark(m, allowed ? "done" : "skipped");
   }
 
   /** Runs a message as a turn in its chat's lane; what a busy chat does with it is `busy_mode`. */
@@ -301,7 +352,12 @@ export class GatewayRunner {
     if (!again && m.skills?.length) {
       userText = await withSkills(this.sessions.agent(chat).skills, m.skills, userText, this.log);
     }
-    this.ledger.startInbound(m.platform, m.updateId, userText);
+    try {
+      await this.ledger.startInbound(m.platform, m.updateId, userText);
+    } catch (err) {
+      // The turn runs anyway; a re-run after a restart would build its text again.
+      this.fault("could not mark the message as started", err, { update: m.updateId });
+    }
     const key = `${m.platform}:${m.updateId}`;
     const status = await this.runTurnOf(chat, userText, key, {
       ...(m.messageId ? { replyTo: m.messageId } : {}),
@@ -430,17 +486,38 @@ export class GatewayRunner {
     }
   }
 
+  /** Records how a message ended, in the background (a failure is logged; a restart re-runs it). */
   private mark(m: InboundMessage, status: "done" | "skipped" | "failed"): void {
-    try {
-      this.ledger.markInbound(m.platform, m.updateId, status);
-    } catch (err) {
-      this.fault("ledger update failed", err, { update: m.updateId });
-    }
+    void (async () => {
+      try {
+        await this.ledger.markInbound(m.platform, m.updateId, status);
+      } catch (err) {
+        this.fault("ledger update failed", err, { update: m.updateId });
+      }
+    })();
   }
 
   private fault(message: string, err: unknown, fields: Record<string, unknown> = {}): void {
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorText(err);
     this.lastError = `${message}: ${error}`;
     this.log("error", message, { ...fields, error });
   }
+}
+
+const ACCEPTED: InboundReceipt = { status: "accepted" };
+const DUPLICATE: InboundReceipt = { status: "duplicate" };
+const IGNORED: InboundReceipt = { status: "ignored" };
+/** What a platform is asked to wait before sending an update that could not be recorded again. */
+const RETRY_AFTER_S = 3;
+
+const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** The message with its fetched files; files that could not be fetched become notes in its text. */
+function withAttachments(
+  m: InboundMessage,
+  fetched: { attachments: InboundAttachment[]; notes: string[] },
+): InboundMessage {
+  const text = [m.text, ...fetched.notes].filter((t) => t !== "").join("\n");
+  const attachments = [...(m.attachments ?? []), ...fetched.attachments];
+  return { ...m, text, ...(attachments.length > 0 ? { attachments } : {}) };
 }

@@ -92,9 +92,31 @@ export interface OutboundFile {
   caption?: string;
 }
 
-/** What an adapter passes each update to; resolves once the update is recorded (never throws). */
+/**
+ * What became of an update handed to the gateway. Every status but `unavailable` means: confirm the
+ * update to the platform (it is recorded, or there is nothing to record). `unavailable` means it
+ * could not be recorded now: the adapter must NOT confirm it, so the platform delivers it again
+ * (Telegram: the polling offset stays; an HTTP sender gets a 503 with Retry-After).
+ */
+export type InboundReceipt =
+  /** Recorded for the first time (or, a button press, handled at once): it will be answered. */
+  | { status: "accepted" }
+  /** Recorded before: a redelivery or a replay; nothing runs again. */
+  | { status: "duplicate" }
+  /** Not for the agent (a stranger, a group message not addressed to the bot): nothing recorded. */
+  | { status: "ignored" }
+  | { status: "unavailable"; retryAfterSeconds: number; reason: string };
+
+/** The files of a message, fetched on demand; failures come back as notes for the user message. */
+export type AttachmentFetch = () => Promise<{ attachments: InboundAttachment[]; notes: string[] }>;
+
+/**
+ * What an adapter passes each update to. The gateway authorizes the sender first, and only then
+ * calls `fetchAttachments` (a stranger's files are never downloaded) and records the message.
+ * Resolves once the update is durably recorded (or needs no record); never throws.
+ */
 export interface InboundSink {
-  (message: InboundMessage): Promise<void>;
+  (message: InboundMessage, fetchAttachments?: AttachmentFetch): Promise<InboundReceipt>;
   /** The gateway the sink belongs to; absent when the adapter runs on its own (`hermes send`, tests). */
   readonly gateway?: GatewayLink;
 }

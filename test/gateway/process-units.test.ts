@@ -36,7 +36,7 @@ function scriptedAdapter(behaviour: "hang" | "fail" | "ok", events: string[]): P
 }
 
 const noLog = () => {};
-const sink: InboundSink = async () => {};
+const sink: InboundSink = async () => ({ status: "accepted" });
 
 describe("a platform that does not connect", () => {
   it("is reported after the connect timeout and retried with a fresh adapter until it connects", async () => {

@@ -63,7 +63,9 @@ describe("gateway runner: a chat's conversation", () => {
     });
     await gw.runner.drain(2_000);
     expect(g.fake.requests).toHaveLength(0);
-    expect(gw.ledger.inboundStatus(m.platform, m.updateId)).toBe("skipped");
+    // Nothing of a stranger's message is kept: no inbound row, no outbound row for the pairing reply.
+    expect(gw.ledger.inboundStatus(m.platform, m.updateId)).toBeUndefined();
+    expect(gw.ledger.outbound(`${m.platform}:${m.updateId}:auth`)).toBeUndefined();
     expect(gw.adapter.texts("g1")).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import {
 import { closedPort } from "../support/closed-port.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
 import { tempDir } from "../support/temp.js";
+import { collectingSink } from "./support/collecting-sink.js";
 
 let fake: FakeTelegram;
 let adapter: PlatformAdapter | undefined;
@@ -45,9 +46,7 @@ function context(
 
 async function started(settings: Record<string, unknown> = {}, overrides: Partial<AdapterContext> = {}) {
   adapter = await createTelegramAdapter(context(settings, overrides));
-  await adapter.start(async (m) => {
-    received.push(m);
-  });
+  await adapter.start(collectingSink(received));
   return adapter;
 }
 
@@ -131,9 +130,7 @@ describe("receiving", () => {
   it("downloads the largest photo, documents and voice notes into the download folder", async () => {
     const ctx = context();
     adapter = await createTelegramAdapter(ctx);
-    await adapter.start(async (m) => {
-      received.push(m);
-    });
+    await adapter.start(collectingSink(received));
     const photo = Buffer.from("P".repeat(4000));
     const pdf = Buffer.from("%PDF-1.4 fake document body");
     const voice = Buffer.from("OggS fake voice");
@@ -219,9 +216,7 @@ describe("receiving", () => {
     // A new process starts: it must not see the confirmed updates again, only the new one.
     received = [];
     adapter = await createTelegramAdapter(context());
-    await adapter.start(async (m) => {
-      received.push(m);
-    });
+    await adapter.start(collectingSink(received));
     fake.sendUserMessage({ chatId: 12, userId: 12, text: "twice" });
     const after = await inbound(1);
     await new Promise((r) => setTimeout(r, 100));
@@ -423,7 +418,9 @@ describe("starting", () => {
 
   it("reports a token Telegram refuses", async () => {
     const a = await createTelegramAdapter(context({}, { env: { TELEGRAM_BOT_TOKEN: "123:wrong" } }));
-    await expect(a.start(async () => undefined)).rejects.toThrow(/401 Unauthorized.*TELEGRAM_BOT_TOKEN/);
+    await expect(a.start(async () => ({ status: "accepted" }))).rejects.toThrow(
+      /401 Unauthorized.*TELEGRAM_BOT_TOKEN/,
+    );
   });
 });
 

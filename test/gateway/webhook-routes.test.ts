@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHash, createHmac } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -134,14 +134,17 @@ describe("webhook routes delivering to another platform's chat", () => {
     expect(lastUser(harness.fake.requests[0]!)).toContain("ALERT high: disk full on db1");
     // A new gateway does not remember the id in memory: the ledger does.
     const again = await gw.restart();
-    expect((await again.post("alerts", payload, headers)).status).toBe(202);
+    const repost = await again.post("alerts", payload, headers);
+    expect(repost.status).toBe(200);
+    expect(await repost.json()).toEqual({ status: "duplicate", request_id: "d-1" });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(harness.fake.requests).toHaveLength(1);
     expect(gw.chat.messages.map((m) => [m.target, m.text])).toEqual([
       [{ chatId: "c-42", threadId: "7" }, "db1 is out of disk: clear /var/log first."],
     ]);
     expect(again.chat.messages).toEqual([]);
-    expect(again.ledger.outbound("webhook:alerts:d-1:answer")?.platform).toBe("memchat");
+    const contentId = `sha256-${createHash("sha256").update(payload).digest("hex").slice(0, 32)}`;
+    expect(again.ledger.outbound(`webhook:alerts:${contentId}:answer`)?.platform).toBe("memchat");
   });
 });
 
@@ -265,7 +268,7 @@ describe("webhook route settings", () => {
         log: (level, message) => logs.push(`${level}: ${message}`),
       });
     const alone = await make({ r: { ...alert, deliver: "memchat", deliver_extra: { chat_id: "1" } } });
-    await alone.start(async () => {});
+    await alone.start(async () => ({ status: "accepted" }));
     stops.push(() => alone.stop());
     expect(logs).toContain(
       "error: webhook route 'r' is refused: deliver: memchat needs the gateway (hermes gateway run)",

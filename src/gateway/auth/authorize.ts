@@ -55,6 +55,15 @@ export class GatewayAuth {
     }
   }
 
+  /** Whether the sender may talk to the agent now, with no pairing reply (a message run again). Never throws. */
+  allows(m: InboundMessage): boolean {
+    try {
+      return this.isAllowed(m);
+    } catch {
+      return false;
+    }
+  }
+
   private isAllowed(m: InboundMessage): boolean {
     if (SELF_AUTHENTICATED.has(m.platform)) return true;
     const settings = this.platformSettings(m.platform);

@@ -1,5 +1,7 @@
 import type {
+  AttachmentFetch,
   InboundMessage,
+  InboundReceipt,
   InboundSink,
   OutboundTarget,
   PlatformAdapter,
@@ -82,10 +84,10 @@ export class MemoryAdapter implements PlatformAdapter {
     this.answered.push({ callbackId, text });
   }
 
-  /** Delivers an update as the platform would; resolves once the gateway recorded it. */
-  async push(m: InboundMessage): Promise<void> {
+  /** Delivers an update as the platform would; resolves with the gateway's receipt once it recorded it. */
+  async push(m: InboundMessage, fetchAttachments?: AttachmentFetch): Promise<InboundReceipt> {
     if (!this.sink) throw new Error("adapter not started");
-    await this.sink(m);
+    return this.sink(m, fetchAttachments);
   }
 
   /** A user message (DM from user u1 in chat c1 unless told otherwise); returns the update sent. */

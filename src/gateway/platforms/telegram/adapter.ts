@@ -14,6 +14,7 @@ import {
   type AdapterContext,
   type Button,
   type InboundAttachment,
+  type InboundReceipt,
   type InboundSink,
   type OutboundFile,
   type OutboundTarget,
@@ -23,7 +24,7 @@ import {
 } from "../../types.js";
 import { isNotModified, isParseError, toSendError } from "./errors.js";
 import { AttachmentSkipped, downloadFile, sendMethodFor } from "./files.js";
-import { type BotIdentity, mapUpdate } from "./inbound.js";
+import { type BotIdentity, type MappedUpdate, mapUpdate } from "./inbound.js";
 import { LongPoller } from "./polling.js";
 import { markdownToTelegramHtml } from "./render.js";
 import { readTelegramSettings, type TelegramAdapterSettings } from "./settings.js";
@@ -177,15 +178,31 @@ export class TelegramAdapter implements PlatformAdapter {
     }
   }
 
-  private track(work: Promise<void>): Promise<void> {
-    this.inFlight.add(work);
-    return work.finally(() => this.inFlight.delete(work));
+  private track<T>(work: Promise<T>): Promise<T> {
+    const settled = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inFlight.add(settled);
+    return work.finally(() => this.inFlight.delete(settled));
   }
 
-  /** Maps, downloads files, hands over; a failure to download becomes a note, never a lost message. */
-  private async handleUpdate(update: Update): Promise<void> {
+  /**
+   * Maps the update and hands it over with a way to fetch its files, which the gateway calls only
+   * for a sender it lets in. Resolves with the gateway's receipt: whether to confirm the update.
+   */
+  private async handleUpdate(update: Update): Promise<InboundReceipt> {
     const mapped = this.identity ? mapUpdate(update, this.identity) : undefined;
-    if (!mapped || !this.sink) return;
+    if (!mapped) return { status: "ignored" };
+    if (!this.sink) return { status: "unavailable", retryAfterSeconds: 1, reason: "not started" };
+    const fetch = mapped.files.length > 0 ? () => this.download(mapped) : undefined;
+    return this.sink({ ...mapped.message, receivedAt: Date.now() }, fetch);
+  }
+
+  /** Downloads the files of an update; one that cannot be had becomes a note, never a lost message. */
+  private async download(
+    mapped: MappedUpdate,
+  ): Promise<{ attachments: InboundAttachment[]; notes: string[] }> {
     const attachments: InboundAttachment[] = [];
     const notes: string[] = [];
     for (const [index, ref] of mapped.files.entries()) {
@@ -214,13 +231,7 @@ export class TelegramAdapter implements PlatformAdapter {
         });
       }
     }
-    const text = [mapped.message.text, ...notes].filter((t) => t !== "").join("\n");
-    await this.sink({
-      ...mapped.message,
-      text,
-      ...(attachments.length > 0 ? { attachments } : {}),
-      receivedAt: Date.now(),
-    });
+    return { attachments, notes };
   }
 
   async send(target: OutboundTarget, text: string, options?: SendOptions): Promise<{ messageId: string }> {

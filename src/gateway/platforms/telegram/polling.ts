@@ -1,11 +1,14 @@
 /**
  * Long polling over getUpdates. Updates of a batch are handed over one by one, and the next
  * getUpdates (whose offset confirms them to Telegram) is sent only after each was handled, so an
- * update the gateway never recorded is delivered again after a crash. Failures back off (Telegram's
- * retry_after on 429) and stopping interrupts both the pending request and any backoff.
+ * update the gateway never recorded is delivered again after a crash. An update the gateway could
+ * not record now (`unavailable`) is not confirmed: the poller waits and asks for it again. Failures
+ * back off (Telegram's retry_after on 429) and stopping interrupts both the pending request and any
+ * backoff.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { Update } from "grammy/types";
+import type { InboundReceipt } from "../../types.js";
 
 export interface LongPollerOptions {
   getUpdates(
@@ -13,7 +16,7 @@ export interface LongPollerOptions {
     signal: AbortSignal,
   ): Promise<Update[]>;
   /** Handles one update; must not throw (errors are the handler's to log). */
-  handle(update: Update): Promise<void>;
+  handle(update: Update): Promise<InboundReceipt>;
   /** A failed getUpdates; `fatal` stops polling (the token was revoked). */
   onError(error: unknown, fatal: boolean): void;
   /** Called after a successful getUpdates following failures. */
@@ -84,7 +87,12 @@ export class LongPoller {
       failures = 0;
       for (const update of updates) {
         if (signal.aborted) return; // the rest stays unconfirmed and comes again next time
-        await this.options.handle(update);
+        const receipt = await this.options.handle(update);
+        if (receipt.status === "unavailable") {
+          // Not recorded: this update and the rest of the batch stay unconfirmed and come again.
+          await delay(receipt.retryAfterSeconds * 1000, undefined, { signal }).catch(() => undefined);
+          break;
+        }
         // Never move backwards: a redelivered old update must not un-confirm newer ones.
         this.offset = Math.max(this.offset ?? 0, update.update_id + 1);
       }

@@ -1,12 +1,14 @@
 /**
  * The HTTP endpoint Telegram posts updates to in webhook mode. Every request must carry the secret
  * given to setWebhook in X-Telegram-Bot-Api-Secret-Token; an update is answered 200 only once the
- * gateway recorded it, so Telegram redelivers anything that failed.
+ * gateway recorded it (503 with Retry-After when it could not), so Telegram redelivers anything
+ * that was not.
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Update } from "grammy/types";
+import type { InboundReceipt } from "../../types.js";
 
 export interface WebhookServerOptions {
   host: string;
@@ -14,7 +16,7 @@ export interface WebhookServerOptions {
   /** The path Telegram posts to (the webhook URL's path). */
   path: string;
   secret: string;
-  handle(update: Update): Promise<void>;
+  handle(update: Update): Promise<InboundReceipt>;
   log(level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>): void;
 }
 
@@ -80,8 +82,14 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
     }
     if (typeof update?.update_id !== "number") return answer(res, 400, "not an update");
     try {
-      await o.handle(update);
-      answer(res, 200, "ok");
+      const receipt = await o.handle(update);
+      if (receipt.status !== "unavailable") return answer(res, 200, "ok");
+      o.log("warn", "telegram webhook: update not recorded; Telegram will resend it", {
+        updateId: update.update_id,
+        reason: receipt.reason,
+      });
+      res.writeHead(503, { "content-type": "text/plain", "retry-after": String(receipt.retryAfterSeconds) });
+      res.end("not recorded, try again later");
     } catch (error) {
       o.log("error", "telegram webhook: update not handled; Telegram will resend it", {
         updateId: update.update_id,

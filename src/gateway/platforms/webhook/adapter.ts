@@ -8,7 +8,7 @@
  * A webhook answer is one callback, so there is nothing to stream into: `edit()` refuses and
  * `minEditIntervalMs` is Infinity, which tells the gateway not to stream to this platform.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DeliveryError } from "../../delivery.js";
@@ -18,6 +18,7 @@ import {
   chatTarget,
   type GatewayLink,
   type InboundMessage,
+  type InboundReceipt,
   type InboundSink,
   type OutboundTarget,
   type PlatformAdapter,
@@ -30,11 +31,16 @@ import {
   type WebhookRoute,
   type WebhookSettings,
 } from "./routes.js";
-import { sign, verifySignature } from "./signature.js";
+import { sign, verifyRequest } from "./signature.js";
 
 const PATH = /^\/webhooks\/([^/?#]+)\/?$/;
-/** Delivery ids remembered to answer a sender's quick retry without a second turn (the ledger covers restarts). */
-const RECENT_IDS = 1024;
+/**
+ * Delivery ids and content hashes remembered to answer a quick retry without a second turn. The
+ * ledger keeps the content hash (the message's update id) for good, across restarts.
+ */
+const RECENT_KEYS = 2048;
+/** What a sender is asked to wait when the gateway cannot record its request now. */
+const RETRY_AFTER_S = 5;
 
 export interface WebhookAdapter extends PlatformAdapter {
   /** The port the server listens on (after start; useful with port 0). */
@@ -81,7 +87,7 @@ class WebhookPlatform implements WebhookAdapter {
   /** Routes that cannot run in this gateway, and why (logged at start). */
   private readonly refused = new Map<string, string>();
   private readonly limiter: PerMinuteLimiter;
-  private readonly recentIds = new Set<string>();
+  private readonly recent = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -243,9 +249,13 @@ class WebhookPlatform implements WebhookAdapter {
     }
     const body = await readBody(req, this.settings.maxBodyBytes);
     if (!body) return respond(res, { status: 413, body: { error: "payload too large" } }, req);
-    if (!verifySignature(route.secret, body, req.headers)) {
-      this.log("warn", "webhook request with a missing or bad signature", { route: route.name });
-      return respond(res, { status: 401, body: { error: "missing or invalid signature" } });
+    const check = verifyRequest(route.secret, body, req.headers, {
+      nowMs: Date.now(),
+      requireTimestamp: route.requireTimestamp,
+    });
+    if (!check.ok) {
+      this.log("warn", "webhook request refused", { route: route.name, reason: check.error });
+      return respond(res, { status: 401, body: { error: check.error } });
     }
     const wait = this.limiter.take(route.name, Date.now());
     if (wait !== undefined) {
@@ -265,17 +275,27 @@ class WebhookPlatform implements WebhookAdapter {
     if (route.events && !(event && route.events.includes(event))) {
       return respond(res, { status: 200, body: { status: "ignored", event: event ?? null } });
     }
-    const deliveryId =
-      firstHeader(req, "x-github-delivery") ??
-      firstHeader(req, "x-request-id") ??
-      `sha256-${createHash("sha256").update(body).digest("hex").slice(0, 32)}`;
-    const updateId = `${route.name}:${deliveryId}`;
+    const contentId = `sha256-${check.contentHash.slice(0, 32)}`;
+    const deliveryId = firstHeader(req, "x-github-delivery") ?? firstHeader(req, "x-request-id") ?? contentId;
+    // The signed content is what a replay cannot change: it is the message's key in the ledger.
+    const updateId = `${route.name}:${contentId}`;
+    const keys = [`content:${updateId}`, `delivery:${route.name}:${deliveryId}`];
     if (route.deliverOnly) return respond(res, await this.deliverOnly(route, updateId, deliveryId, payload));
-    if (this.recentIds.has(updateId)) {
+    if (keys.some((k) => this.recent.has(k))) {
       return respond(res, { status: 200, body: { status: "duplicate", request_id: deliveryId } });
     }
-    await this.accept(route, updateId, deliveryId, payload, event);
-    return respond(res, { status: 202, body: { status: "accepted", request_id: deliveryId } });
+    const receipt = await this.accept(route, updateId, deliveryId, payload, event);
+    if (receipt.status === "accepted" || receipt.status === "duplicate") this.remember(keys);
+    return respond(res, receiptReply(receipt, deliveryId));
+  }
+
+  /** Keys of a request the gateway took, oldest forgotten first. */
+  private remember(keys: readonly string[]): void {
+    for (const key of keys) {
+      this.recent.delete(key);
+      this.recent.add(key);
+    }
+    while (this.recent.size > RECENT_KEYS) this.recent.delete(this.recent.values().next().value!);
   }
 
   /**
@@ -311,15 +331,15 @@ class WebhookPlatform implements WebhookAdapter {
     }
   }
 
+  /** Hands the message to the gateway; resolves once it is recorded (or why it is not). */
   private async accept(
     route: WebhookRoute,
     updateId: string,
     deliveryId: string,
     payload: unknown,
     event: string | undefined,
-  ): Promise<void> {
-    this.recentIds.add(updateId);
-    if (this.recentIds.size > RECENT_IDS) this.recentIds.delete(this.recentIds.values().next().value!);
+  ): Promise<InboundReceipt> {
+    if (!this.sink) return { status: "unavailable", retryAfterSeconds: RETRY_AFTER_S, reason: "not started" };
     const message: InboundMessage = {
       platform: "webhook",
       updateId,
@@ -334,7 +354,28 @@ class WebhookPlatform implements WebhookAdapter {
       ...(route.skills?.length ? { skills: route.skills } : {}),
     };
     // Resolves once the gateway recorded the message: a 202 means it will not be lost.
-    await this.sink?.(message);
+    return this.sink(message);
+  }
+}
+
+/**
+ * The answer to a request the gateway took: 202 once recorded, 200 for a duplicate, 503 with
+ * Retry-After when it could not be recorded (the request is not remembered: its retry is taken).
+ */
+function receiptReply(receipt: InboundReceipt, deliveryId: string): Reply {
+  switch (receipt.status) {
+    case "accepted":
+      return { status: 202, body: { status: "accepted", request_id: deliveryId } };
+    case "duplicate":
+      return { status: 200, body: { status: "duplicate", request_id: deliveryId } };
+    case "ignored":
+      return { status: 200, body: { status: "ignored", request_id: deliveryId } };
+    case "unavailable":
+      return {
+        status: 503,
+        body: { error: `not recorded, try again later: ${receipt.reason}`, request_id: deliveryId },
+        headers: { "retry-after": String(receipt.retryAfterSeconds) },
+      };
   }
 }
 

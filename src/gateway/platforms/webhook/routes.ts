@@ -9,6 +9,8 @@ export interface WebhookRoute {
   name: string;
   /** The route's own secret, else the platform's; undefined means the route refuses every request. */
   secret?: string;
+  /** Requests must carry a signed X-Hermes-Timestamp (the route's own setting, else the platform's). */
+  requireTimestamp: boolean;
   /** `{{field}}` / `{{nested.field}}` placeholders; undefined sends the payload pretty-printed. */
   prompt?: string;
   /** Event names accepted (X-GitHub-Event / X-Event-Type); undefined accepts all. */
@@ -61,12 +63,13 @@ export function parseWebhookSettings(
   env: NodeJS.ProcessEnv,
 ): WebhookSettings {
   const defaultSecret = str(settings.secret) ?? str(env.WEBHOOK_SECRET);
+  const requireTimestamp = flag(settings.require_timestamp, "platforms.webhook.require_timestamp") ?? false;
   const routes = new Map<string, WebhookRoute>();
   const raw = settings.routes ?? {};
   if (!isObject(raw))
     throw new Error("platforms.webhook.routes must be a mapping of route names to settings");
   for (const [name, value] of Object.entries(raw)) {
-    routes.set(name, parseRoute(name, value, defaultSecret));
+    routes.set(name, parseRoute(name, value, { secret: defaultSecret, requireTimestamp }));
   }
   return {
     host: str(settings.host) ?? "0.0.0.0",
@@ -77,13 +80,26 @@ export function parseWebhookSettings(
   };
 }
 
-function parseRoute(name: string, value: unknown, defaultSecret: string | undefined): WebhookRoute {
+/** A true/false setting; undefined when absent. */
+function flag(v: unknown, where: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "boolean") throw new Error(`${where} must be true or false`);
+  return v;
+}
+
+function parseRoute(
+  name: string,
+  value: unknown,
+  defaults: { secret: string | undefined; requireTimestamp: boolean },
+): WebhookRoute {
   const where = `platforms.webhook.routes.${name}`;
   if (!ROUTE_NAME.test(name)) throw new Error(`${where}: route names use letters, digits, _ and - only`);
   if (value === null || value === undefined) value = {};
   if (!isObject(value)) throw new Error(`${where} must be a mapping (secret, prompt, events, deliver)`);
-  const route: WebhookRoute = { name, deliverOnly: false };
-  const secret = str(value.secret) ?? defaultSecret;
+  const requireTimestamp =
+    flag(value.require_timestamp, `${where}.require_timestamp`) ?? defaults.requireTimestamp;
+  const route: WebhookRoute = { name, requireTimestamp, deliverOnly: false };
+  const secret = str(value.secret) ?? defaults.secret;
   if (secret) route.secret = secret;
   if (value.prompt !== undefined) {
     if (typeof value.prompt !== "string") throw new Error(`${where}.prompt must be a string`);
@@ -91,10 +107,7 @@ function parseRoute(name: string, value: unknown, defaultSecret: string | undefi
   }
   if (value.events !== undefined) route.events = names(value.events, `${where}.events`, "event names");
   if (value.skills !== undefined) route.skills = names(value.skills, `${where}.skills`, "skill names");
-  if (value.deliver_only !== undefined && typeof value.deliver_only !== "boolean") {
-    throw new Error(`${where}.deliver_only must be true or false`);
-  }
-  route.deliverOnly = value.deliver_only === true;
+  route.deliverOnly = flag(value.deliver_only, `${where}.deliver_only`) ?? false;
   const target = value.deliver;
   if (typeof target === "string" && !target.includes("://")) {
     const platform = target.trim();
