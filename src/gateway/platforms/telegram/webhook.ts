@@ -8,6 +8,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Update } from "grammy/types";
+import { BodyError, parseJsonBody, readBody } from "../../../core/http-body.js";
 import type { InboundReceipt } from "../../types.js";
 
 export interface WebhookServerOptions {
@@ -36,24 +37,6 @@ function secretMatches(given: string | string[] | undefined, expected: string): 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
 export async function startWebhookServer(o: WebhookServerOptions): Promise<WebhookServer> {
   const inFlight = new Set<Promise<void>>();
   const answer = (res: ServerResponse, status: number, text: string): void => {
@@ -72,13 +55,13 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
       req.resume();
       return answer(res, 401, "unauthorized");
     }
-    const body = await readBody(req);
-    if (body === undefined) return answer(res, 413, "too large");
     let update: Update;
     try {
-      update = JSON.parse(body.toString("utf8")) as Update;
-    } catch {
-      return answer(res, 400, "invalid JSON");
+      update = (await parseJsonBody(await readBody(req, { maxBytes: MAX_BODY_BYTES }))) as Update;
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      if (error.problem === "aborted") return;
+      return answer(res, error.status, error.message);
     }
     if (typeof update?.update_id !== "number") return answer(res, 400, "not an update");
     try {

@@ -11,6 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { BodyError, parseJsonBody, readBody } from "../../../core/http-body.js";
 import { DeliveryError } from "../../delivery.js";
 import {
   type AdapterContext,
@@ -39,6 +40,8 @@ const PATH = /^\/webhooks\/([^/?#]+)\/?$/;
  * ledger keeps the content hash (the message's update id) for good, across restarts.
  */
 const RECENT_KEYS = 2048;
+/** A sender has this long to send its whole body. */
+const BODY_TIMEOUT_MS = 30_000;
 /** What a sender is asked to wait when the gateway cannot record its request now. */
 const RETRY_AFTER_S = 5;
 
@@ -247,8 +250,14 @@ class WebhookPlatform implements WebhookAdapter {
       const error = "this route is refused by a configuration error (see the gateway log)";
       return respond(res, { status: 503, body: { error } }, req);
     }
-    const body = await readBody(req, this.settings.maxBodyBytes);
-    if (!body) return respond(res, { status: 413, body: { error: "payload too large" } }, req);
+    let body: Buffer;
+    try {
+      body = await readBody(req, { maxBytes: this.settings.maxBodyBytes, timeoutMs: BODY_TIMEOUT_MS });
+    } catch (err) {
+      if (!(err instanceof BodyError)) throw err;
+      if (err.problem === "aborted") return; // nobody is left to answer
+      return respond(res, { status: err.status, body: { error: err.message } }, req);
+    }
     const check = verifyRequest(route.secret, body, req.headers, {
       nowMs: Date.now(),
       requireTimestamp: route.requireTimestamp,
@@ -267,9 +276,9 @@ class WebhookPlatform implements WebhookAdapter {
     }
     let payload: unknown;
     try {
-      payload = JSON.parse(body.toString("utf8"));
-    } catch {
-      return respond(res, { status: 400, body: { error: "the body is not JSON" } });
+      payload = await parseJsonBody(body);
+    } catch (err) {
+      return respond(res, { status: 400, body: { error: (err as Error).message } });
     }
     const event = firstHeader(req, "x-github-event") ?? firstHeader(req, "x-event-type");
     if (route.events && !(event && route.events.includes(event))) {
@@ -382,44 +391,6 @@ function receiptReply(receipt: InboundReceipt, deliveryId: string): Reply {
 /** Payload text is third-party data: it must never act as a gateway command (`/new`, `/stop`, ...). */
 function asPrompt(text: string): string {
   return /^\s*\//.test(text) ? `Webhook payload:\n${text}` : text;
-}
-
-/**
- * Reads the body up to `limit` bytes; undefined when it is larger. A declared length over the limit
- * is refused before a byte is read.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      // Stop collecting but keep the socket: the sender still gets its 413.
-      cleanup();
-      resolve(undefined);
-    };
-    const onEnd = (): void => {
-      cleanup();
-      resolve(Buffer.concat(chunks));
-    };
-    const onClose = (): void => {
-      cleanup();
-      reject(new Error("the client closed the connection before sending the whole body"));
-    };
-    const cleanup = (): void => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onClose);
-      req.off("close", onClose);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onClose);
-    req.on("close", onClose);
-  });
 }
 
 /** Sends a JSON reply; with `req` (an unread or partly read body) the connection closes after it. */
