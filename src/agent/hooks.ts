@@ -7,6 +7,7 @@
  * false and call sites skip it entirely (no payload built, nothing awaited).
  */
 import { HOOK_NAMES, type HookName } from "../core/config-defaults.js";
+import { type FaultSource, runAsSource } from "../core/fault-source.js";
 
 export { HOOK_NAMES, type HookName };
 
@@ -45,10 +46,16 @@ type Entry = HookRegistration | LazyHookRegistration;
 
 const isLazy = (e: Entry): e is LazyHookRegistration => "load" in e;
 
+/** The source a handler's code runs as: its plugin, or the shell hook's command. */
+const sourceOf = (label: string): FaultSource =>
+  label.startsWith("plugin:") ? (label as FaultSource) : `hook:${label}`;
+
 /** A handler that failed: the bus goes on without it. */
 export interface HookProblem {
   hook: HookName;
   label: string;
+  /** `threw`: the handler threw or rejected; `timeout`: it ran past its limit; `answer`: it answered something unusable; `load`: its code could not load. */
+  kind: "threw" | "timeout" | "answer" | "load";
   message: string;
 }
 
@@ -98,17 +105,36 @@ export class HookBus {
   private readonly lazy = new Set<HookName>();
   private readonly loading = new Map<HookName, Promise<void>>();
   private readonly known: ReadonlySet<string> = new Set(HOOK_NAMES);
+  /** Labels taken off the bus: a load that finishes later does not bring them back. */
+  private readonly removed = new Set<string>();
 
   constructor(private readonly options: HookBusOptions) {}
 
   /** Adds a handler (after those already there); false, and nothing added, for a name that is not a hook. */
   on(registration: HookRegistration | LazyHookRegistration): boolean {
-    if (!this.known.has(registration.name)) return false;
+    if (!this.known.has(registration.name) || this.removed.has(registration.label)) return false;
     const list = this.handlers.get(registration.name);
     if (list) list.push(registration);
     else this.handlers.set(registration.name, [registration]);
     if (isLazy(registration)) this.lazy.add(registration.name);
     return true;
+  }
+
+  /**
+   * Takes every handler registered under `label` off the bus, for good (a plugin that was
+   * disabled). Returns how many registrations went.
+   */
+  off(label: string): number {
+    this.removed.add(label);
+    let count = 0;
+    for (const [name, list] of this.handlers) {
+      const kept = list.filter((e) => e.label !== label);
+      count += list.length - kept.length;
+      if (kept.length === 0) this.handlers.delete(name);
+      else if (kept.length < list.length) this.handlers.set(name, kept);
+      if (!kept.some(isLazy)) this.lazy.delete(name);
+    }
+    return count;
   }
 
   /** True when something listens to `name`. Call sites check it before building a payload. */
@@ -148,7 +174,7 @@ export class HookBus {
       if (verb === "modify") {
         const next = answer.args ?? answer.tool_input;
         if (isObject(next)) args = next;
-        else this.problem(r, "pre_tool_call", "answered modify without an 'args' object");
+        else this.problem(r, "pre_tool_call", "answer", "answered modify without an 'args' object");
       }
     }
     return { args };
@@ -170,7 +196,8 @@ export class HookBus {
       const answer = await this.call(r, { ...payload, [key]: text });
       if (answer === undefined || answer === null) continue;
       const next = textAnswer(answer, "result");
-      if (next === undefined) this.problem(r, name, "answered something other than a string or {result}");
+      if (next === undefined)
+        this.problem(r, name, "answer", "answered something other than a string or {result}");
       else if (next || name !== "transform_llm_output") text = next;
     }
     return text;
@@ -215,8 +242,11 @@ export class HookBus {
         return handlers ? handlers.map((handler) => ({ name, label: e.label, handler })) : [e];
       }),
     );
-    // Registrations added while loading (a plugin's own, as it registered) come after.
-    const next = [...replaced.flat(), ...(this.handlers.get(name) ?? []).slice(before.length)];
+    // Registrations added while loading (a plugin's own, as it registered) come after; those
+    // taken off meanwhile stay off.
+    const next = [...replaced.flat(), ...(this.handlers.get(name) ?? []).slice(before.length)].filter(
+      (e) => !this.removed.has(e.label),
+    );
     if (next.length > 0) this.handlers.set(name, next);
     else this.handlers.delete(name);
     if (!next.some(isLazy)) this.lazy.delete(name);
@@ -229,16 +259,17 @@ export class HookBus {
       timer = setTimeout(() => resolve(TIMED_OUT), this.options.timeoutMs);
     });
     try {
-      const handlers = await Promise.race([e.load(), expired]);
+      const handlers = await Promise.race([runAsSource(sourceOf(e.label), () => e.load()), expired]);
       if (handlers !== TIMED_OUT) return handlers;
       this.problem(
         e,
         e.name,
+        "timeout",
         `was still loading after ${this.options.timeoutMs / 1000} s; skipped this time`,
       );
       return undefined;
     } catch (err) {
-      this.problem(e, e.name, `could not load: ${err instanceof Error ? err.message : String(err)}`);
+      this.problem(e, e.name, "load", `could not load: ${err instanceof Error ? err.message : String(err)}`);
       return [];
     } finally {
       clearTimeout(timer);
@@ -254,28 +285,34 @@ export class HookBus {
       timer = setTimeout(() => resolve(TIMED_OUT), limit);
     });
     try {
+      // What the handler starts (a timer that throws later) is its source's, for the crash guard.
+      const source = sourceOf(r.label);
       const answer = await Promise.race([
-        Promise.resolve().then(() => r.handler(copyOf(payload), controller.signal)),
+        Promise.resolve().then(() =>
+          runAsSource(source, () => r.handler(copyOf(payload), controller.signal)),
+        ),
         expired,
       ]);
       if (answer === TIMED_OUT) {
         // A shell command is killed with what it started; a plugin function is left to itself.
         controller.abort();
-        this.problem(r, r.name, `did not finish within ${limit / 1000} s; skipped`);
+        this.problem(r, r.name, "timeout", `did not finish within ${limit / 1000} s; skipped`);
         return undefined;
       }
-      return answer;
+      // An object answer is read as plain data here, inside the try: a getter that throws (or a
+      // cycle) is this handler's failure, never the caller's.
+      return typeof answer === "object" && answer !== null ? JSON.parse(JSON.stringify(answer)) : answer;
     } catch (err) {
-      this.problem(r, r.name, `failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.problem(r, r.name, "threw", `failed: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private problem(r: Entry, hook: HookName, message: string): void {
+  private problem(r: Entry, hook: HookName, kind: HookProblem["kind"], message: string): void {
     try {
-      this.options.report({ hook, label: r.label, message });
+      this.options.report({ hook, label: r.label, kind, message });
     } catch {
       // Reporting is best effort.
     }

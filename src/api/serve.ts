@@ -6,6 +6,7 @@ import { loadConfig } from "../core/config.js";
 import { relaunchUnderHeapBudget } from "../core/heap.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
 import { VERSION } from "../core/version.js";
+import { installCrashGuard } from "../runtime/crash-guard.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { createApiServer } from "./server.js";
 import { type ApiServerOptions, resolveApiOptions } from "./settings.js";
@@ -47,11 +48,18 @@ export async function runApiServe(flags: ServeFlags): Promise<number> {
     return fail((err as Error).message);
   }
   for (const warning of runtime.configWarnings) process.stderr.write(`warning: ${warning}\n`);
+  // An error nobody caught (a plugin's timer, an MCP client) is logged; the server keeps serving.
+  const guard = installCrashGuard({
+    runtime,
+    log: runtime.logger.log,
+    say: (line) => void process.stderr.write(`${line}\n`),
+  });
   const server = createApiServer({ runtime, options });
   try {
     const { url } = await server.start();
     process.stdout.write(`API server listening on ${url}\n`);
   } catch (err) {
+    guard.dispose();
     await runtime.dispose();
     return fail((err as Error).message);
   }
@@ -66,6 +74,7 @@ export async function runApiServe(flags: ServeFlags): Promise<number> {
   process.stderr.write(`${signal}: stopping (running requests get up to ${drainMs / 1000} s)\n`);
   await server.stop(drainMs);
   await runtime.dispose();
+  guard.dispose();
   process.off("SIGTERM", force);
   process.off("SIGINT", force);
   return 0;

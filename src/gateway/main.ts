@@ -7,6 +7,7 @@ import { loadDotEnv } from "../core/env.js";
 import { relaunchUnderHeapBudget } from "../core/heap.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
 import { VERSION } from "../core/version.js";
+import { type CrashGuard, installCrashGuard } from "../runtime/crash-guard.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { GatewayAuth } from "./auth/authorize.js";
 import { DeliveryLedger } from "./ledger.js";
@@ -108,10 +109,13 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     process.exit(130);
   });
   let runtime: Runtime | undefined;
+  let guard: CrashGuard | undefined;
   let ledger: DeliveryLedger | undefined;
   try {
     log("info", "gateway starting", { pid: process.pid, platforms: usable.map((s) => s.name) });
     runtime = createRuntime({ platform: "gateway", env, version: options.version ?? VERSION });
+    // An error nobody caught (a plugin, an MCP client, an adapter) is logged; the gateway keeps running.
+    guard = installCrashGuard({ runtime, log, say: err });
     for (const warning of runtime.configWarnings) log("warn", warning);
     ledger = DeliveryLedger.open(paths.stateDb);
     const auth = new GatewayAuth({ home: paths.home, config: runtime.config, env, log });
@@ -162,6 +166,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     await runtime
       ?.dispose()
       .catch((e: unknown) => log("error", "runtime dispose failed", { error: errorText(e) }));
+    guard?.dispose();
     status?.stop();
     ledger?.close();
     signals.dispose();

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type FaultSource, runAsSource } from "../core/fault-source.js";
 import type { ToolResult } from "../tools/result.js";
 import type { McpServerConfig } from "./config.js";
 import { type McpHost, serverEnv } from "./host.js";
@@ -90,6 +91,11 @@ export class McpConnection {
     return this.config.name;
   }
 
+  /** What this server's client code runs as: an error it leaves uncaught is the server's. */
+  private get source(): FaultSource {
+    return `mcp:${this.config.name}`;
+  }
+
   get pid(): number | undefined {
     return (this.transport as StdioServerTransport | undefined)?.pid;
   }
@@ -97,7 +103,7 @@ export class McpConnection {
   /** Starts connecting; resolves when the first attempt has succeeded or failed (later retries go on). */
   start(): Promise<void> {
     this.firstSettled ??= new Promise((resolve) => {
-      void this.attempt(1, this.policy.firstTries, resolve);
+      void runAsSource(this.source, () => this.attempt(1, this.policy.firstTries, resolve));
     });
     return this.firstSettled;
   }
@@ -112,7 +118,7 @@ export class McpConnection {
     if (this.state.kind !== "ready" || !client) return mcpError(this.unavailable());
     const options: RequestOptions = { timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) };
     try {
-      return await run(client, options);
+      return await runAsSource(this.source, () => run(client, options));
     } catch (err) {
       return mcpError(this.describeFailure(what, err, signal));
     }
@@ -221,7 +227,7 @@ export class McpConnection {
   private retry(n: number, tries: number, reason: string): void {
     const delayMs = Math.min(this.policy.maxMs, this.policy.baseMs * 2 ** Math.max(0, this.failures - 1));
     this.setState({ kind: "reconnecting", attempt: n, of: tries, delayMs, reason });
-    this.retryTimer = setTimeout(() => void this.attempt(n, tries), delayMs);
+    this.retryTimer = setTimeout(() => void runAsSource(this.source, () => this.attempt(n, tries)), delayMs);
     this.retryTimer.unref();
   }
 

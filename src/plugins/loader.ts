@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { runAsSource } from "../core/fault-source.js";
 import type { Logger } from "../core/log.js";
 import { createPluginApi, type PluginRegistrations } from "./api.js";
 import type { DiscoveredPlugin } from "./discovery.js";
@@ -22,6 +23,8 @@ export interface PluginInstanceOptions {
 export class PluginInstance {
   readonly manifest: PluginManifest;
   private loading: Promise<PluginRegistrations> | undefined;
+  /** Why the plugin was turned off while the process runs (it threw too often), if it was. */
+  disabledBecause: string | undefined;
 
   constructor(
     readonly plugin: DiscoveredPlugin & { manifest: PluginManifest },
@@ -44,12 +47,22 @@ export class PluginInstance {
    * load stays failed: the module is not run twice). Rejects with a message naming the plugin.
    */
   load(): Promise<PluginRegistrations> {
-    this.loading ??= this.importAndRegister().catch((err: unknown) => {
-      const message = `plugin '${this.name}' could not load: ${err instanceof Error ? err.message : String(err)}`;
-      this.options.logger.error("plugin load failed", { plugin: this.name, message });
-      throw new Error(message);
-    });
+    if (this.disabledBecause !== undefined)
+      return Promise.reject(new Error(`plugin '${this.name}' is disabled: ${this.disabledBecause}`));
+    // Whatever the entry starts while it registers (timers, sockets) is the plugin's, for the crash guard.
+    this.loading ??= runAsSource(`plugin:${this.name}`, () => this.importAndRegister()).catch(
+      (err: unknown) => {
+        const message = `plugin '${this.name}' could not load: ${err instanceof Error ? err.message : String(err)}`;
+        this.options.logger.error("plugin load failed", { plugin: this.name, message });
+        throw new Error(message);
+      },
+    );
     return this.loading;
+  }
+
+  /** Turns the plugin off for the rest of the process: later loads fail with `reason`. */
+  disable(reason: string): void {
+    this.disabledBecause ??= reason;
   }
 
   private async importAndRegister(): Promise<PluginRegistrations> {

@@ -4,6 +4,7 @@
  * imported on its first use (see `PluginInstance`); what it registers then is wired in.
  */
 import type { HermesConfig, HookName } from "../core/config-defaults.js";
+import { runAsSource } from "../core/fault-source.js";
 import type { Logger } from "../core/log.js";
 import type { HermesToolRegistry, ToolContext } from "../tools/context.js";
 import type { ToolRegistration } from "../tools/registry.js";
@@ -16,6 +17,7 @@ import type {
   PluginToolSpec,
 } from "./api.js";
 import { type DiscoveredPlugin, discoverPlugins } from "./discovery.js";
+import { FaultWindow } from "./faults.js";
 import { PluginInstance } from "./loader.js";
 import type { ManifestCommand, PluginManifest } from "./manifest.js";
 
@@ -26,7 +28,18 @@ export interface HookSink {
       | { name: HookName; label: string; handler: PluginHookFn }
       | { name: HookName; label: string; load: () => Promise<PluginHookFn[]> },
   ): boolean;
+  /** Takes every registration under `label` off for good; returns how many went. */
+  off(label: string): number;
 }
+
+/** What the hook bus reports about a failed handler (seen structurally, like the bus). */
+export interface HookFailure {
+  label: string;
+  kind: string;
+  message: string;
+}
+
+export type DisabledListener = (plugin: string, reason: string) => void;
 
 export interface PluginServiceOptions {
   home: string;
@@ -66,6 +79,10 @@ export class PluginService {
   private readonly instances = new Map<string, PluginInstance>();
   private registry: HermesToolRegistry | undefined;
   private sink: HookSink | undefined;
+  /** The names each plugin has in the registry (taken out if it is disabled). */
+  private readonly toolNames = new Map<string, Set<string>>();
+  private readonly faults = new FaultWindow();
+  private readonly disabledListeners = new Set<DisabledListener>();
 
   constructor(private readonly o: PluginServiceOptions) {
     this.plugins = discoverPlugins({ home: o.home, cwd: o.cwd, env: o.env, settings: o.config.plugins });
@@ -84,9 +101,59 @@ export class PluginService {
     }
   }
 
-  /** The enabled plugins that can load, in name order. */
+  /** The enabled plugins that can load, in name order (not those disabled since start-up). */
   enabled(): PluginInstance[] {
-    return [...this.instances.values()];
+    return [...this.instances.values()].filter((i) => i.disabledBecause === undefined);
+  }
+
+  /** Every enabled plugin's folder, disabled ones included (their stray timers may still fire). */
+  folders(): Array<{ name: string; dir: string }> {
+    return [...this.instances.values()].map((i) => ({ name: i.name, dir: i.plugin.dir }));
+  }
+
+  /**
+   * Counts a failure of `plugin` (a hook that threw, an uncaught error traced to it); at the limit
+   * (3 within a minute) the plugin is disabled. True when this failure disabled it. Never throws.
+   */
+  recordFault(plugin: string, message: string, now = Date.now()): boolean {
+    const instance = this.instances.get(plugin);
+    if (!instance || instance.disabledBecause !== undefined) return false;
+    if (!this.faults.record(plugin, now)) return false;
+    this.disable(plugin, this.faults.reason(message));
+    return true;
+  }
+
+  /** A hook bus report: a plugin's handler that threw counts as a failure of that plugin. */
+  hookFailed(failure: HookFailure): void {
+    if (failure.kind === "threw" && failure.label.startsWith("plugin:"))
+      this.recordFault(failure.label.slice("plugin:".length), failure.message);
+  }
+
+  /**
+   * Turns a plugin off for the rest of the process: its hooks leave the bus, its tools the
+   * registry, its commands and prompt sections go, and a later load fails with `reason`.
+   */
+  disable(plugin: string, reason: string): void {
+    const instance = this.instances.get(plugin);
+    if (!instance || instance.disabledBecause !== undefined) return;
+    instance.disable(reason);
+    this.sink?.off(`plugin:${plugin}`);
+    for (const name of this.toolNames.get(plugin) ?? []) this.registry?.deregister(name);
+    this.toolNames.delete(plugin);
+    this.o.logger.error("plugin disabled", { plugin, reason });
+    for (const listener of this.disabledListeners) {
+      try {
+        listener(plugin, reason);
+      } catch {
+        // A listener's failure is not the plugin's.
+      }
+    }
+  }
+
+  /** Told whenever a plugin is disabled; returns the unsubscribe. */
+  onDisabled(listener: DisabledListener): () => void {
+    this.disabledListeners.add(listener);
+    return () => this.disabledListeners.delete(listener);
   }
 
   get(name: string): PluginInstance | undefined {
@@ -144,7 +211,7 @@ export class PluginService {
     try {
       const spec = (await instance.load()).commands.get(verb);
       if (!spec) return { ok: false, error: `the plugin '${plugin}' has no command '${verb}'` };
-      const out = await spec.handler(args, ctx);
+      const out = await runAsSource(`plugin:${plugin}`, () => spec.handler(args, ctx));
       if (typeof out === "string" && out) ctx.print(out);
       return { ok: true };
     } catch (err) {
@@ -185,10 +252,14 @@ export class PluginService {
     }
     let text: string;
     try {
+      const fill = section.text;
       const value =
-        typeof section.text === "string"
-          ? section.text
-          : await withTimeout(section.text(), this.o.timeoutMs ?? 5000);
+        typeof fill === "string"
+          ? fill
+          : await withTimeout(
+              runAsSource(`plugin:${plugin}`, () => fill()),
+              this.o.timeoutMs ?? 5000,
+            );
       text = typeof value === "string" ? value.trim() : "";
     } catch (err) {
       warn(err instanceof Error ? err.message : String(err));
@@ -209,6 +280,8 @@ export class PluginService {
 
   /** What a plugin registered when its entry loaded: tools it changed or added, hooks it did not declare. */
   private wire(instance: PluginInstance, regs: PluginRegistrations): void {
+    // Disabled while its entry was still loading: nothing of it joins.
+    if (instance.disabledBecause !== undefined) return;
     const declared = new Map(instance.manifest.tools.map((t) => [t.name, t]));
     for (const [name, spec] of regs.tools) {
       const listed = declared.get(name);
@@ -258,7 +331,13 @@ export class PluginService {
       deferrable: true,
     };
     const outcome = registry.register(registration);
-    if (!outcome.ok) this.problem(instance.name, `tool '${name}' not added: ${outcome.reason}`);
+    if (!outcome.ok) {
+      this.problem(instance.name, `tool '${name}' not added: ${outcome.reason}`);
+      return;
+    }
+    const names = this.toolNames.get(instance.name) ?? new Set<string>();
+    names.add(name);
+    this.toolNames.set(instance.name, names);
   }
 
   private async callTool(
@@ -269,7 +348,7 @@ export class PluginService {
   ): Promise<ToolOutput> {
     const spec: PluginToolSpec | undefined = (await instance.load()).tools.get(name);
     if (!spec) throw new Error(`the plugin '${instance.name}' did not register the tool '${name}'`);
-    const out = await spec.handler(args, toPluginContext(ctx));
+    const out = await runAsSource(`plugin:${instance.name}`, () => spec.handler(args, toPluginContext(ctx)));
     // The registry reads strings as they are, tool results as results, and anything else as JSON.
     return (out === undefined ? "" : out) as ToolOutput;
   }

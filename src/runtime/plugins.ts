@@ -51,8 +51,11 @@ export function setupPlugins(o: PluginRuntimeOptions): PluginRuntime {
   });
   const hooks = new HookBus({
     timeoutMs,
-    report: (p) =>
-      o.logger.warn(`hook ${p.hook} (${p.label}) ${p.message}`, { hook: p.hook, source: p.label }),
+    report: (p) => {
+      o.logger.warn(`hook ${p.hook} (${p.label}) ${p.message}`, { hook: p.hook, source: p.label });
+      // A plugin whose hooks keep throwing is disabled.
+      service.hookFailed(p);
+    },
   });
   service.registerTools(o.registry);
   service.attachHooks(hooks);

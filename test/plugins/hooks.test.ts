@@ -62,6 +62,34 @@ describe("HookBus", () => {
     expect(await hooks.beforeToolCall(call())).toEqual({ blocked: "Blocked by the hook plugin:guard." });
   });
 
+  it("an answer that throws when read is the handler's failure, not the tool call's", async () => {
+    const { hooks, problems } = bus();
+    hooks.on({
+      name: "pre_tool_call",
+      label: "plugin:tricky",
+      handler: () => ({
+        get action(): string {
+          throw new Error("read me not");
+        },
+      }),
+    });
+    hooks.on({
+      name: "transform_tool_result",
+      label: "plugin:cyclic",
+      handler: () => {
+        const answer: Record<string, unknown> = { result: "x" };
+        answer.self = answer;
+        return answer;
+      },
+    });
+    expect(await hooks.beforeToolCall(call({ command: "ls" }))).toEqual({ args: { command: "ls" } });
+    expect(await hooks.transform("transform_tool_result", { result: "kept" }, "result")).toBe("kept");
+    expect(problems.map((p) => [p.label, p.kind])).toEqual([
+      ["plugin:tricky", "threw"],
+      ["plugin:cyclic", "threw"],
+    ]);
+  });
+
   it("a throwing handler is reported with its label and the others still run", async () => {
     const { hooks, problems } = bus();
     const ran: string[] = [];
@@ -75,7 +103,9 @@ describe("HookBus", () => {
     hooks.on({ name: "post_tool_call", label: "plugin:ok", handler: () => void ran.push("ok") });
     await hooks.emit("post_tool_call", call());
     expect(ran).toEqual(["ok"]);
-    expect(problems).toEqual([{ hook: "post_tool_call", label: "plugin:broken", message: "failed: boom" }]);
+    expect(problems).toEqual([
+      { hook: "post_tool_call", label: "plugin:broken", kind: "threw", message: "failed: boom" },
+    ]);
   });
 
   it("a handler past its time limit is skipped, reported, and its signal aborted", async () => {
@@ -167,6 +197,7 @@ describe("HookBus", () => {
     expect(problems[0]).toEqual({
       hook: "on_session_start",
       label: "plugin:bad",
+      kind: "load",
       message: "could not load: syntax error in index.mjs",
     });
     expect(hooks.has("on_session_start")).toBe(false);

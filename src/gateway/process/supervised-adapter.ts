@@ -3,6 +3,7 @@
  * within the connect timeout either way, and a platform that did not connect is rebuilt and retried
  * with backoff while the other platforms run.
  */
+import { runAsSource } from "../../core/fault-source.js";
 import type { GatewayLog } from "../services.js";
 import type { InboundSink, OutboundFile, OutboundTarget, PlatformAdapter, SendOptions } from "../types.js";
 import { errorText } from "./describe.js";
@@ -112,7 +113,8 @@ export class SupervisedAdapter implements PlatformAdapter {
     if (this.stopped || !sink) return;
     const generation = ++this.generation;
     const adapter = this.inner;
-    const pending = adapter.start(sink);
+    // What the adapter starts (its sockets, its polling) is its own, for the crash guard.
+    const pending = runAsSource(`adapter:${adapter.name}`, () => adapter.start(sink));
     let outcome: unknown;
     try {
       outcome = await withTimeout(pending, this.options.connectTimeoutMs);
