@@ -347,8 +347,11 @@ export class GatewayRunner {
     await this.sessions.resetIfDue(chat);
     // A re-run after a restart: its turn may have started, so it runs with the same text.
     const again = m.preparedText !== undefined;
+    // A chat user's documents go into their own working folder (gateway.user_workdirs).
+    const scope = this.runtime.scopeOf({ platform: chat.platform, userId: chat.userId });
+    const uploadDir = scope.userKey ? scope.workdir : this.workDir;
     let userText =
-      m.preparedText ?? text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], this.workDir));
+      m.preparedText ?? text ?? userMessageText(m, await placeAttachments(m.attachments ?? [], uploadDir));
     if (!again && m.skills?.length) {
       userText = await withSkills(this.sessions.agent(chat).skills, m.skills, userText, this.log);
     }

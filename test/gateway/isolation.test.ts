@@ -1,0 +1,244 @@
+/**
+ * Two people talking to one gateway through Telegram: each works in a folder of their own, sees
+ * and stops only their own background processes, and has their own memory (unless
+ * gateway.shared_memory). The real runtime, runner and Telegram adapter on the fake Bot API; only
+ * the model is scripted.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
+import { DeliveryLedger } from "../../src/gateway/ledger.js";
+import { platformSettings } from "../../src/gateway/platforms/index.js";
+import { createTelegramAdapter } from "../../src/gateway/platforms/telegram/adapter.js";
+import { GatewayRunner } from "../../src/gateway/runner.js";
+import {
+  scriptPerRequest,
+  type TestRuntime,
+  terminal,
+  text,
+  toolResultOf,
+  useRuntime,
+} from "../runtime/support.js";
+import { messagesOf } from "../support/e2e.js";
+import type { RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
+import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
+import { isAlive } from "../tools/helpers.js";
+
+const ALICE = 42;
+const BOB = 43;
+
+interface TelegramGateway {
+  t: TestRuntime;
+  tg: FakeTelegram;
+  runner: GatewayRunner;
+  ledger: DeliveryLedger;
+}
+
+const h = useRuntime();
+let current: TelegramGateway | undefined;
+// Registered after useRuntime's hooks, so it runs first: the runner drains before the runtime goes.
+afterEach(async () => {
+  if (!current) return;
+  await current.runner.drain(2_000);
+  current.ledger.close();
+  await current.tg.close();
+  current = undefined;
+});
+
+async function startGateway(extraYaml = ""): Promise<TelegramGateway> {
+  const tg = await startFakeTelegram();
+  const yaml = `streaming:\n  edit_interval: 0.05\n  buffer_threshold: 1\nplatforms:\n  telegram:\n    api_root: ${tg.apiRoot}\n${extraYaml}`;
+  const t = h.start(yaml, { platform: "gateway" });
+  const adapter = await createTelegramAdapter({
+    settings: platformSettings(t.runtime.config, "telegram"),
+    env: { TELEGRAM_BOT_TOKEN: tg.token },
+    downloadDir: join(t.runtime.paths.cache, "telegram"),
+    maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
+    log: () => undefined,
+  });
+  const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
+  const auth = new GatewayAuth({
+    home: t.box.home,
+    config: t.runtime.config,
+    env: { TELEGRAM_ALLOWED_USERS: `${ALICE},${BOB}` },
+  });
+  const runner = new GatewayRunner({
+    runtime: t.runtime,
+    adapters: [adapter],
+    ledger,
+    auth,
+    workDir: t.box.work,
+  });
+  await runner.start();
+  current = { t, tg, runner, ledger };
+  return current;
+}
+
+/** Sends `message` as `user` (in their DM) and waits until the bot's answer `reply` shows there. */
+async function say(tg: FakeTelegram, user: number, message: string, reply: string): Promise<void> {
+  tg.sendUserMessage({ chatId: user, userId: user, text: message });
+  await tg.waitFor(() => tg.messagesIn(user).find((m) => m.from === "bot" && m.text.includes(reply)), 20_000);
+}
+
+const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
+  toolCalls: [{ name, arguments: args }],
+});
+
+const lastUserOf = (r: RecordedRequest): string => text(messagesOf(r).findLast((m) => m.role === "user"));
+
+/** The system prompt of the first model request serving a user text containing `key`. */
+const systemPromptFor = (requests: readonly RecordedRequest[], key: string): string => {
+  const req = requests.find((r) => lastUserOf(r).includes(key));
+  return text(req && messagesOf(req)[0]);
+};
+
+/** Every result of `tool`, in call order, in the last request serving a user text containing `key`. */
+function resultsOf(
+  requests: readonly RecordedRequest[],
+  key: string,
+  tool: string,
+): Record<string, unknown>[] {
+  const req = requests.findLast((r) => lastUserOf(r).includes(key));
+  const messages = req ? messagesOf(req) : [];
+  const ids = messages
+    .flatMap((m) => m.tool_calls ?? [])
+    .filter((c) => c.function.name === tool)
+    .map((c) => c.id);
+  return ids.map((id) => {
+    const result = messages.find((m) => m.role === "tool" && m.tool_call_id === id);
+    return JSON.parse(text(result)) as Record<string, unknown>;
+  });
+}
+
+const userFolder = (t: TestRuntime, id: number): string => join(t.box.home, "users", "telegram", String(id));
+
+describe("several people on one gateway", () => {
+  it("keeps each user's folder, background processes and memory apart", async () => {
+    const { t, tg } = await startGateway();
+    h.fake.setResponder(
+      scriptPerRequest({
+        "alice starts": [
+          call("memory", { target: "user", action: "add", content: "Alice drinks green tea" }),
+          call("terminal", { command: "sleep 1000", background: true }),
+          terminal("pwd"),
+          { text: "alice: job started" },
+        ],
+      }),
+    );
+    await say(tg, ALICE, "alice starts a job", "alice: job started");
+    const [started, pwd] = resultsOf(h.fake.requests, "alice starts", "terminal");
+    expect(started).toMatchObject({ status: "running" });
+    const aliceJob = String(started!.session_id);
+    expect(String(pwd?.output).trim()).toBe(join(userFolder(t, ALICE), "work"));
+
+    h.fake.setResponder(
+      scriptPerRequest({
+        "bob looks": [
+          terminal("pwd"),
+          call("process", { action: "list" }),
+          call("process", { action: "kill", session_id: aliceJob }),
+          { text: "bob: looked around" },
+        ],
+      }),
+    );
+    await say(tg, BOB, "bob looks around", "bob: looked around");
+    expect(String(toolResultOf(h.fake, "bob looks", "terminal")?.output).trim()).toBe(
+      join(userFolder(t, BOB), "work"),
+    );
+    const [bobList, bobKill] = resultsOf(h.fake.requests, "bob looks", "process");
+    expect(bobList).toEqual({ processes: [] });
+    expect(String(bobKill?.error)).toMatch(new RegExp(`^No background process ${aliceJob};`));
+    expect(isAlive(Number(started!.pid))).toBe(true);
+
+    // Alice's memory is hers: in her folder, not in Bob's prompt, not in the profile's memory.
+    expect(readFileSync(join(userFolder(t, ALICE), "memories", "USER.md"), "utf8")).toContain(
+      "Alice drinks green tea",
+    );
+    expect(systemPromptFor(h.fake.requests, "bob looks")).not.toContain("green tea");
+    expect(existsSync(join(t.box.home, "memories", "USER.md"))).toBe(false);
+
+    h.fake.setResponder(
+      scriptPerRequest({
+        "alice checks": [call("process", { action: "list" }), { text: "alice: checked" }],
+      }),
+    );
+    await say(tg, ALICE, "alice checks her job", "alice: checked");
+    expect(toolResultOf(h.fake, "alice checks", "process")).toMatchObject({
+      processes: [expect.objectContaining({ session_id: aliceJob, status: "running" })],
+    });
+  });
+
+  it("puts the documents a user sends into their own folder", async () => {
+    const { t, tg } = await startGateway();
+    h.fake.setResponder(() => ({ text: "got your file" }));
+    tg.sendUserMessage({
+      chatId: ALICE,
+      userId: ALICE,
+      text: "here are my notes",
+      document: { bytes: Buffer.from("alice's private notes\n"), fileName: "notes.txt" },
+    });
+    await tg.waitFor(() =>
+      tg.messagesIn(ALICE).find((m) => m.from === "bot" && m.text.includes("got your file")),
+    );
+    const placed = join(userFolder(t, ALICE), "work", "uploads", "notes.txt");
+    expect(readFileSync(placed, "utf8")).toBe("alice's private notes\n");
+    expect(lastUserOf(h.fake.requests[0]!)).toContain(placed);
+    expect(existsSync(join(t.box.work, "uploads"))).toBe(false);
+  });
+
+  it("with gateway.shared_memory every user reads and writes the profile's memory", async () => {
+    const { t, tg } = await startGateway("gateway:\n  shared_memory: true\n");
+    h.fake.setResponder(
+      scriptPerRequest({
+        "alice remembers": [
+          call("memory", { target: "memory", action: "add", content: "The team deploys on Fridays" }),
+          { text: "alice: noted" },
+        ],
+      }),
+    );
+    await say(tg, ALICE, "alice remembers the deploy day", "alice: noted");
+    expect(readFileSync(join(t.box.home, "memories", "MEMORY.md"), "utf8")).toContain("deploys on Fridays");
+    h.fake.setResponder(scriptPerRequest({ "bob asks": [{ text: "bob: answered" }] }));
+    await say(tg, BOB, "bob asks about deploys", "bob: answered");
+    expect(systemPromptFor(h.fake.requests, "bob asks")).toContain("The team deploys on Fridays");
+    // Their folders stay their own.
+    expect(existsSync(join(userFolder(t, ALICE), "work"))).toBe(true);
+    expect(existsSync(join(userFolder(t, ALICE), "memories"))).toBe(false);
+  });
+
+  it("an admin user keeps the profile's folder and memory and shares the owner's processes", async () => {
+    const { t, tg } = await startGateway("gateway:\n  admin_users: [telegram:42]\n");
+    h.fake.setResponder(
+      scriptPerRequest({
+        "owner starts": [
+          call("terminal", { command: "sleep 1000", background: true }),
+          { text: "owner: started" },
+        ],
+        "bob lists": [call("process", { action: "list" }), { text: "bob: listed" }],
+        "admin works": [
+          terminal("pwd"),
+          call("process", { action: "list" }),
+          call("memory", { target: "memory", action: "add", content: "Admin note" }),
+          { text: "admin: done" },
+        ],
+      }),
+    );
+    // The profile's owner (as the CLI) starts a job.
+    const owner = t.runtime.newAgent(() => undefined);
+    await owner.runConversation("owner starts a job");
+    await owner.close();
+    const ownerJob = String(toolResultOf(h.fake, "owner starts", "terminal")?.session_id);
+
+    await say(tg, ALICE, "admin works here", "admin: done");
+    expect(String(toolResultOf(h.fake, "admin works", "terminal")?.output).trim()).toBe(t.box.work);
+    expect(toolResultOf(h.fake, "admin works", "process")).toMatchObject({
+      processes: [expect.objectContaining({ session_id: ownerJob })],
+    });
+    expect(readFileSync(join(t.box.home, "memories", "MEMORY.md"), "utf8")).toContain("Admin note");
+    expect(existsSync(userFolder(t, ALICE))).toBe(false);
+    // Other chat users are not admins: the owner's processes are not theirs.
+    await say(tg, BOB, "bob lists jobs", "bob: listed");
+    expect(toolResultOf(h.fake, "bob lists", "process")).toEqual({ processes: [] });
+  });
+});
