@@ -20,8 +20,8 @@ export function addPairingCommands(program: Command, setExit: (code: number) => 
     .action(async (platform: string, code: string) => setExit((await load()).pairingApprove(platform, code)));
   pairing
     .command("revoke")
-    .description("remove a user's approval (and any code waiting for them)")
+    .description("remove a user's approval (and any code waiting for them), or release a pinned @handle")
     .argument("<platform>", "the platform (e.g. telegram)")
-    .argument("<user>", "the user's id on that platform")
+    .argument("<user>", "the user's id on that platform, or an allowlist @handle to release")
     .action(async (platform: string, user: string) => setExit((await load()).pairingRevoke(platform, user)));
 }

@@ -93,6 +93,34 @@ describe("GatewayAuth", () => {
     });
   });
 
+  it("pins an @handle entry to the first account that carries it, for every later gateway too", () => {
+    const { auth, home, logged } = setup({ platforms: { telegram: { allowed_users: ["@Alice"] } } });
+    expect(auth.check(message({ userId: "100", userHandle: "ALICE" }))).toEqual({ allowed: true });
+    expect(logged).toContain("allowlist handle pinned");
+    // Another account with the handle is a stranger, in a group too; the first one is in under any handle.
+    expect(
+      auth.check(message({ userId: "200", userHandle: "alice", chatType: "group", chatId: "-5" })),
+    ).toEqual({ allowed: false });
+    expect(logged.filter((l) => l.startsWith("allowlist handle @alice is pinned"))).toHaveLength(1);
+    expect(auth.check(message({ userId: "100", userHandle: "someone_else" }))).toEqual({ allowed: true });
+    expect(auth.check(message({ userId: "100", userHandle: undefined }))).toEqual({ allowed: true });
+
+    // A restarted gateway reads the pin from the pairing folder.
+    const config = structuredClone(DEFAULT_CONFIG) as HermesConfig;
+    const again = new GatewayAuth({ home, config, env: { TELEGRAM_ALLOWED_USERS: "@alice" } });
+    expect(again.allows(message({ userId: "200", userHandle: "alice" }))).toBe(false);
+    expect(again.allows(message({ userId: "100", userHandle: "x" }))).toBe(true);
+
+    const store = new PairingStore({ home });
+    expect(store.list().pins).toEqual([
+      { platform: "telegram", handle: "alice", userId: "100", pinnedAt: expect.any(Number) },
+    ]);
+    expect(store.unpinHandle("telegram", "@ALICE")).toBe("100");
+    expect(() => store.unpinHandle("telegram", "@alice")).toThrow(/@alice is not pinned on telegram/);
+    expect(again.allows(message({ userId: "200", userHandle: "alice" }))).toBe(true);
+    expect(again.allows(message({ userId: "100", userHandle: "x" }))).toBe(false);
+  });
+
   it("admits users from <PLATFORM>_ALLOWED_USERS (comma separated, spaces ignored)", () => {
     const { auth } = setup({}, { TELEGRAM_ALLOWED_USERS: " 100 , @carol ,", DISCORD_ALLOWED_USERS: "555" });
     expect(auth.check(message({ userId: "100" }))).toEqual({ allowed: true });

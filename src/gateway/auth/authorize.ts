@@ -1,13 +1,15 @@
 /**
  * Who may talk to the agent, decided for every inbound message before anything reaches the model.
  * Order: the platform's allow-all flag → allowlists (config and `<PLATFORM>_ALLOWED_USERS`) →
- * users approved by pairing → `GATEWAY_ALLOW_ALL_USERS` → deny. Webhook messages are let through:
+ * users approved by pairing → `GATEWAY_ALLOW_ALL_USERS` → deny. An `@handle` entry matches the
+ * first account that carries the handle and is then pinned to that account's id (handles can
+ * change hands; ids cannot): later, only that id matches it, whatever handle it carries. Webhook messages are let through:
  * their HMAC signature was checked by the adapter. A denied DM gets a pairing code (or nothing,
  * with `unauthorized_dm_behavior: ignore`); a denied group message never gets a reply.
  */
 import type { HermesConfig } from "../../core/config.js";
 import type { InboundMessage } from "../types.js";
-import { PairingStore } from "./pairing-store.js";
+import { normaliseHandle, PairingStore } from "./pairing-store.js";
 
 export type AuthDecision = { allowed: true } | { allowed: false; reply?: string };
 
@@ -32,6 +34,8 @@ export class GatewayAuth {
   private readonly env: NodeJS.ProcessEnv;
   private readonly store: PairingStore;
   private readonly log: NonNullable<GatewayAuthOptions["log"]>;
+  /** Senders already warned about carrying a handle pinned to someone else (one line each). */
+  private readonly warned = new Set<string>();
 
   constructor(options: GatewayAuthOptions) {
     this.config = options.config;
@@ -68,9 +72,44 @@ export class GatewayAuth {
     if (SELF_AUTHENTICATED.has(m.platform)) return true;
     const settings = this.platformSettings(m.platform);
     if (settings.allowAll) return true;
-    if (this.allowlist(m.platform, settings.allowed).some((entry) => matches(entry, m))) return true;
+    if (this.allowlist(m.platform, settings.allowed).some((entry) => this.matches(entry, m))) return true;
     if (this.store.isApproved(m.platform, m.userId)) return true;
     return TRUTHY.has((this.env.GATEWAY_ALLOW_ALL_USERS ?? "").trim().toLowerCase());
+  }
+
+  /** An id entry matches the sender's id; an `@handle` entry, the account it is pinned to. */
+  private matches(entry: string, m: InboundMessage): boolean {
+    if (!entry.startsWith("@")) return entry === m.userId;
+    const handle = normaliseHandle(entry);
+    const carries = m.userHandle !== undefined && normaliseHandle(m.userHandle) === handle;
+    const owner = this.store.pinnedUser(m.platform, handle) ?? (carries ? this.pin(m, handle) : undefined);
+    if (owner === m.userId) return true;
+    if (carries && !this.warned.has(`${m.platform}:${handle}:${m.userId}`)) {
+      this.warned.add(`${m.platform}:${handle}:${m.userId}`);
+      this.log(
+        "warn",
+        `allowlist handle @${handle} is pinned to another user; this one is not let in by it`,
+        {
+          platform: m.platform,
+          user: m.userId,
+          pinnedTo: owner,
+        },
+      );
+    }
+    return false;
+  }
+
+  /** Pins `@handle` to the sender (unless another process pinned it first); returns the owner. */
+  private pin(m: InboundMessage, handle: string): string {
+    const owner = this.store.pinHandle(m.platform, handle, m.userId);
+    if (owner === m.userId) {
+      this.log("info", "allowlist handle pinned", {
+        platform: m.platform,
+        handle: `@${handle}`,
+        user: m.userId,
+      });
+    }
+    return owner;
   }
 
   private deny(m: InboundMessage): AuthDecision {
@@ -132,13 +171,4 @@ function listOf(value: unknown): string[] {
     .filter((v) => typeof v === "string" || typeof v === "number")
     .map((v) => String(v).trim())
     .filter((v) => v.length > 0);
-}
-
-/** `@name` matches the sender's handle (any case); anything else matches the sender's id. */
-function matches(entry: string, m: InboundMessage): boolean {
-  if (entry.startsWith("@")) {
-    const handle = m.userHandle?.replace(/^@/, "").toLowerCase();
-    return handle !== undefined && handle === entry.slice(1).toLowerCase();
-  }
-  return entry === m.userId;
 }

@@ -1,5 +1,6 @@
 /**
- * `hermes pairing list | approve | revoke`: the owner's side of DM pairing. Runs beside a live
+ * `hermes pairing list | approve | revoke`: the owner's side of DM pairing (and of allowlist
+ * handles pinned to accounts: `revoke PLATFORM @handle` releases one). Runs beside a live
  * gateway: the files are shared under a lock, and the gateway picks an approval up at the user's
  * next message. Exit codes: 0 done, 1 failed (unknown or expired code, lockout, nothing to revoke),
  * 2 usage (a malformed platform name).
@@ -59,6 +60,12 @@ export function pairingList(opts: { json?: boolean; platform?: string }): number
               user_name: a.userName ?? null,
               approved_at: new Date(a.approvedAt).toISOString(),
             })),
+            pinned_handles: listing.pins.map((p) => ({
+              platform: p.platform,
+              handle: `@${p.handle}`,
+              user_id: p.userId,
+              pinned_at: new Date(p.pinnedAt).toISOString(),
+            })),
             locked_until: Object.fromEntries(
               Object.entries(listing.lockedUntil).map(([p, t]) => [p, new Date(t).toISOString()]),
             ),
@@ -77,6 +84,14 @@ export function pairingList(opts: { json?: boolean; platform?: string }): number
     for (const a of listing.approved) {
       out(`  ${a.platform}  ${who(a)}  since ${new Date(a.approvedAt).toISOString().slice(0, 16)}Z`);
     }
+    if (listing.pins.length > 0) {
+      out("Allowlist handles pinned to accounts (release with: hermes pairing revoke PLATFORM @HANDLE):");
+      for (const p of listing.pins) {
+        out(
+          `  ${p.platform}  @${p.handle} → ${p.userId}  since ${new Date(p.pinnedAt).toISOString().slice(0, 16)}Z`,
+        );
+      }
+    }
     for (const [p, until] of Object.entries(listing.lockedUntil)) {
       out(`Approvals for ${p} are locked until ${new Date(until).toISOString()} (too many wrong codes).`);
     }
@@ -94,6 +109,13 @@ export function pairingApprove(platform: string, code: string): number {
 
 export function pairingRevoke(platform: string, userId: string): number {
   return run(() => {
+    if (userId.startsWith("@")) {
+      const owner = openStore().unpinHandle(platform, userId);
+      out(
+        `Released ${userId.toLowerCase()} on ${platform} (it was pinned to ${owner}); it pins to the next account that carries it.`,
+      );
+      return 0;
+    }
     const result = openStore().revoke(platform, userId);
     const what = [result.approval ? "approval" : "", result.pending ? "pending code" : ""].filter(Boolean);
     out(`Removed the ${what.join(" and ")} of ${userId} on ${platform}.`);

@@ -1,6 +1,7 @@
 /**
  * The pairing folder on disk: HERMES_HOME/platforms/pairing/ (0700) with `<platform>-pending.json`,
- * `<platform>-approved.json` and `_rate_limits.json` (0600). The gateway and `hermes pairing` run in
+ * `<platform>-approved.json`, `<platform>-handles.json` (allowlist handles pinned to user ids) and
+ * `_rate_limits.json` (0600). The gateway and `hermes pairing` run in
  * different processes, so every read-modify-write happens under one lock file and every write is
  * atomic (temp file + rename): a reader never sees half a file.
  */
@@ -24,6 +25,14 @@ export interface ApprovedRecord {
   user_id: string;
   user_name?: string;
   approved_at: number;
+}
+
+/** An `@handle` allowlist entry pinned to the id of the account that first matched it. */
+export interface HandlePinRecord {
+  /** Lower case, without the @. */
+  handle: string;
+  user_id: string;
+  pinned_at: number;
 }
 
 export interface RateLimitsRecord {
@@ -54,6 +63,7 @@ export class PairingFiles {
 
   pendingPath = (platform: string): string => join(this.dir, `${platform}-pending.json`);
   approvedPath = (platform: string): string => join(this.dir, `${platform}-approved.json`);
+  handlesPath = (platform: string): string => join(this.dir, `${platform}-handles.json`);
   rateLimitsPath = (): string => join(this.dir, "_rate_limits.json");
 
   /** Runs `fn` holding the pairing lock (shared with every other Hermes process of this home). */
@@ -90,6 +100,18 @@ export class PairingFiles {
     );
   }
 
+  readPins(platform: string, repair = false): HandlePinRecord[] {
+    const data = this.read(this.handlesPath(platform), repair);
+    const list = isObject(data) && Array.isArray(data.pins) ? data.pins : [];
+    return list.filter(
+      (r): r is HandlePinRecord =>
+        isObject(r) &&
+        typeof r.handle === "string" &&
+        typeof r.user_id === "string" &&
+        typeof r.pinned_at === "number",
+    );
+  }
+
   readRateLimits(repair = false): RateLimitsRecord {
     const data = this.read(this.rateLimitsPath(), repair);
     const requests = isObject(data) && isObject(data.requests) ? data.requests : {};
@@ -106,6 +128,10 @@ export class PairingFiles {
 
   writeApproved(platform: string, users: ApprovedRecord[]): void {
     this.write(this.approvedPath(platform), { version: 1, users });
+  }
+
+  writePins(platform: string, pins: HandlePinRecord[]): void {
+    this.write(this.handlesPath(platform), { version: 1, pins });
   }
 
   writeRateLimits(limits: RateLimitsRecord): void {
@@ -127,7 +153,7 @@ export class PairingFiles {
     if (!existsSync(this.dir)) return [];
     const names = new Set<string>();
     for (const file of readdirSync(this.dir)) {
-      const m = /^(.+)-(pending|approved)\.json$/.exec(file);
+      const m = /^(.+)-(pending|approved|handles)\.json$/.exec(file);
       if (m && isPlatformName(m[1]!)) names.add(m[1]!);
     }
     return [...names].sort();

@@ -8,6 +8,7 @@
 import { codeMatches, generateCode, hashCode, normaliseCode } from "./pairing-code.js";
 import {
   type ApprovedRecord,
+  type HandlePinRecord,
   isPlatformName,
   PairingFiles,
   type PendingRecord,
@@ -68,9 +69,19 @@ export interface PendingUser {
   ageMs: number;
 }
 
+/** An `@handle` allowlist entry and the account it was pinned to. */
+export interface HandlePin {
+  platform: string;
+  /** Lower case, without the @. */
+  handle: string;
+  userId: string;
+  pinnedAt: number;
+}
+
 export interface PairingListing {
   pending: PendingUser[];
   approved: PairedUser[];
+  pins: HandlePin[];
   /** platform → end of its approval lockout (only platforms locked now). */
   lockedUntil: Record<string, number>;
 }
@@ -85,6 +96,8 @@ export class PairingStore {
   private readonly now: () => number;
   /** platform → approved user ids, with the identity of the file they were read from. */
   private readonly approvedCache = new Map<string, { identity: string; users: Set<string> }>();
+  /** platform → handle → pinned user id, with the identity of the file they were read from. */
+  private readonly pinCache = new Map<string, { identity: string; pins: Map<string, string> }>();
 
   constructor(options: PairingStoreOptions) {
     this.files = new PairingFiles(options.home);
@@ -107,6 +120,51 @@ export class PairingStore {
       this.approvedCache.set(platform, cached);
     }
     return cached.users.has(userId);
+  }
+
+  /** The user id `@handle` (lower case, no @) is pinned to on `platform`, if it is pinned. */
+  pinnedUser(platform: string, handle: string): string | undefined {
+    if (!isPlatformName(platform)) return undefined;
+    const identity = this.files.identity(this.files.handlesPath(platform));
+    let cached = this.pinCache.get(platform);
+    if (cached?.identity !== identity) {
+      const pins = new Map(this.files.readPins(platform).map((p) => [p.handle, p.user_id]));
+      cached = { identity, pins };
+      this.pinCache.set(platform, cached);
+    }
+    return cached.pins.get(handle);
+  }
+
+  /**
+   * Pins `@handle` to `userId` unless it is pinned already (by this or another process); returns
+   * the id it is pinned to now. Throws PairingError for a malformed platform name.
+   */
+  pinHandle(platform: string, handle: string, userId: string): string {
+    checkPlatform(platform);
+    return this.files.locked(() => {
+      const pins = this.files.readPins(platform, true);
+      const existing = pins.find((p) => p.handle === handle);
+      if (existing) return existing.user_id;
+      const record: HandlePinRecord = { handle, user_id: userId, pinned_at: this.now() };
+      this.files.writePins(platform, [...pins, record]);
+      return userId;
+    });
+  }
+
+  /** Releases the pin of `@handle`; returns the id it was pinned to. Throws PairingError when it was not pinned. */
+  unpinHandle(platform: string, handle: string): string {
+    checkPlatform(platform);
+    const name = normaliseHandle(handle);
+    return this.files.locked(() => {
+      const pins = this.files.readPins(platform, true);
+      const pin = pins.find((p) => p.handle === name);
+      if (!pin) throw new PairingError("not_found", `@${name} is not pinned on ${platform}`);
+      this.files.writePins(
+        platform,
+        pins.filter((p) => p !== pin),
+      );
+      return pin.user_id;
+    });
   }
 
   /** An unknown user wrote in a DM: issue a code unless a limit says otherwise. */
@@ -230,7 +288,7 @@ export class PairingStore {
     const now = this.now();
     const platforms = platform !== undefined ? [platform] : this.files.platforms();
     const limits = this.files.readRateLimits();
-    const listing: PairingListing = { pending: [], approved: [], lockedUntil: {} };
+    const listing: PairingListing = { pending: [], approved: [], pins: [], lockedUntil: {} };
     for (const p of platforms) {
       for (const r of this.files.readPending(p)) {
         if (r.expires_at <= now) continue;
@@ -244,6 +302,9 @@ export class PairingStore {
         });
       }
       for (const u of this.files.readApproved(p)) listing.approved.push(toPaired(p, u));
+      for (const pin of this.files.readPins(p)) {
+        listing.pins.push({ platform: p, handle: pin.handle, userId: pin.user_id, pinnedAt: pin.pinned_at });
+      }
     }
     for (const [p, state] of Object.entries(limits.approvals)) {
       if (platform !== undefined && p !== platform) continue;
@@ -253,6 +314,11 @@ export class PairingStore {
     }
     return listing;
   }
+}
+
+/** `@Alice` / `alice` → `alice`: how handles are compared (Telegram's are case-insensitive). */
+export function normaliseHandle(handle: string): string {
+  return handle.trim().replace(/^@/, "").toLowerCase();
 }
 
 function checkPlatform(platform: string): void {
