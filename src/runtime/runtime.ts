@@ -329,7 +329,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       toolNames: () => selectOwn().tools,
       config,
       home: paths.home,
-      cwd,
+      // A chat user's own folder is also where a remote backend's context files come from.
+      cwd: scope.userKey ? scope.workdir : cwd,
       environments: scopes.environments(scope),
       scope,
       platform: sessionPlatform,

@@ -4,11 +4,11 @@
  * gateway.shared_memory). The real runtime, runner and Telegram adapter on the fake Bot API; only
  * the model is scripted.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "../../src/gateway/ledger.js";
 import { platformSettings } from "../../src/gateway/platforms/index.js";
 import { createTelegramAdapter } from "../../src/gateway/platforms/telegram/adapter.js";
 import { GatewayRunner } from "../../src/gateway/runner.js";
@@ -41,7 +41,6 @@ let current: TelegramGateway | undefined;
 afterEach(async () => {
   if (!current) return;
   await current.runner.drain(2_000);
-  current.ledger.close();
   await current.tg.close();
   current = undefined;
 });
@@ -57,7 +56,7 @@ async function startGateway(extraYaml = ""): Promise<TelegramGateway> {
     maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
     log: () => undefined,
   });
-  const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
+  const ledger = gatewayLedger(t.runtime.sessions!);
   const auth = new GatewayAuth({
     home: t.box.home,
     config: t.runtime.config,
@@ -167,6 +166,22 @@ describe("several people on one gateway", () => {
     expect(toolResultOf(h.fake, "alice checks", "process")).toMatchObject({
       processes: [expect.objectContaining({ session_id: aliceJob, status: "running" })],
     });
+  });
+
+  it("reads each user's context files from their own folder", async () => {
+    const { t, tg } = await startGateway();
+    mkdirSync(join(userFolder(t, ALICE), "work"), { recursive: true });
+    writeFileSync(join(userFolder(t, ALICE), "work", "AGENTS.md"), "Alice's project: a bakery site.\n");
+    writeFileSync(join(t.box.work, "AGENTS.md"), "The owner's project: a compiler.\n");
+    h.fake.setResponder((req) => ({ text: `ok ${lastUserOf(req)}` }));
+    await say(tg, ALICE, "alice hello", "ok alice hello");
+    await say(tg, BOB, "bob hello", "ok bob hello");
+    const alice = systemPromptFor(h.fake.requests, "alice hello");
+    const bob = systemPromptFor(h.fake.requests, "bob hello");
+    expect(alice).toContain("a bakery site");
+    expect(alice).not.toContain("a compiler");
+    expect(bob).not.toContain("a bakery site");
+    expect(bob).not.toContain("a compiler");
   });
 
   it("puts the documents a user sends into their own folder", async () => {

@@ -49,6 +49,8 @@ export function startHermes(
     env: opts.env,
     stdio: ["pipe", "pipe", "pipe"],
   });
+  // A test that fails before it stops its server leaves it to killStrays.
+  live.add(child);
   let stdout = "";
   let stderr = "";
   const waiters: Array<{ text: string; resolve: () => void }> = [];
