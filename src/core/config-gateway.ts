@@ -34,6 +34,10 @@ export interface GatewaySettings {
   platform_connect_timeout: number;
   /** Largest file a user may send (bytes). */
   max_inbound_media_bytes: number;
+  /** Total size (MB) of the media caches (files users sent, media tools made); 0 = no limit. */
+  media_cache_max_mb: number;
+  /** Hours a cached media file is kept; 0 = no limit. */
+  media_cache_max_age_hours: number;
   /** Seconds between two typing indicators while a turn runs. */
   typing_interval: number;
   /** V8 old-generation budget (MB) of the gateway and `hermes api serve` processes; 0 = Node's own sizing. */
@@ -133,6 +137,8 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
     agent_idle_ttl: 3600,
     platform_connect_timeout: 30,
     max_inbound_media_bytes: 128 * 1024 * 1024,
+    media_cache_max_mb: 1024,
+    media_cache_max_age_hours: 168,
     typing_interval: 4,
     max_heap_mb: 1024,
     user_workdirs: true,

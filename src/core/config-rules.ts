@@ -97,6 +97,8 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "gateway.max_live_agents": intAtLeast(1),
   "gateway.agent_idle_ttl": numberAbove(0),
   "gateway.max_heap_mb": intAtLeast(0),
+  "gateway.media_cache_max_mb": numberAtLeast(0),
+  "gateway.media_cache_max_age_hours": numberAtLeast(0),
   "gateway.admin_users": (v) =>
     Array.isArray(v) && v.every((u) => typeof u === "string" && /^[^:\s]+:\S+$/.test(u))
       ? undefined
