@@ -7,9 +7,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RunResult } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { ResponseStore } from "../state/responses.js";
 import type { ConversationRequest } from "./conversation.js";
 import { ApiError, sendError, startSse } from "./http.js";
-import type { ResponseStore } from "./response-store.js";
 import type { ApiRun, RunOutcome, RunPool } from "./runs.js";
 import type { ApiServerOptions } from "./settings.js";
 

@@ -113,17 +113,20 @@ function storeOf(ctx: RouteContext) {
   return ctx.responses;
 }
 
-/** Stores the finished response; a storage failure is logged, the answer still goes out. */
-function save(
+/**
+ * Stores the finished response. A storage failure is logged and the answer still goes out, saying
+ * `store: false` so the client knows it cannot be retrieved or continued.
+ */
+async function save(
   ctx: RouteContext,
   s: ResponseShape,
   outcome: RunOutcome,
   response: Record<string, unknown>,
   sessionId: string,
-): void {
+): Promise<void> {
   if (!s.request.store || !ctx.responses) return;
   try {
-    ctx.responses.save(
+    await ctx.responses.save(
       {
         id: s.id,
         previousResponseId: s.request.previousResponseId ?? null,
@@ -136,6 +139,7 @@ function save(
       ctx.options.maxStoredResponses,
     );
   } catch (err) {
+    response.store = false;
     ctx.log("warn", "api response not stored", { id: s.id, message: (err as Error).message });
   }
 }
@@ -162,7 +166,7 @@ export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): 
     const done = await runForAnswer(ctx, r, request);
     if (!done) return;
     const response = finished(done.outcome, done.outcome.result.finalText);
-    save(ctx, shape, done.outcome, response, done.sessionId);
+    await save(ctx, shape, done.outcome, response, done.sessionId);
     sendJson(r.res, 200, response, done.headers);
     return;
   }
@@ -206,7 +210,7 @@ export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): 
     emit("response.content_part.done", { ...at, part: { type: "output_text", text: full, annotations: [] } });
     emit("response.output_item.done", { output_index: 0, item: messageItem(itemId, full, "completed") });
     const response = finished(outcome, full);
-    save(ctx, shape, outcome, response, run.sessionId);
+    await save(ctx, shape, outcome, response, run.sessionId);
     emit(response.status === "incomplete" ? "response.incomplete" : "response.completed", { response });
   } else {
     emit("response.failed", { response: responseObject(shape, "failed", [], outcome, runError(outcome)) });
@@ -222,7 +226,7 @@ export async function handleGetResponse(ctx: RouteContext, r: RouteRequest): Pro
 
 export async function handleDeleteResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {
   const id = r.params[0]!;
-  if (!storeOf(ctx).delete(id)) throw notFound(id);
+  if (!(await storeOf(ctx).delete(id))) throw notFound(id);
   sendJson(r.res, 200, { id, object: "response.deleted", deleted: true });
 }
 

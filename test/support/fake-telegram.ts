@@ -8,7 +8,8 @@
  * (`sendUserMessage`, `pressButton`) and read what a chat shows (`messagesIn`).
  *
  * Where it departs from the real server, for testability: webhooks may be plain http on loopback;
- * an update pushed again with an id already delivered is delivered again (a redelivery).
+ * an update pushed again with an id already delivered is delivered again (a redelivery). As on the
+ * real server, an update stays in every getUpdates answer until an offset past it confirms it.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -218,6 +219,8 @@ export async function startFakeTelegram(options: { token?: string } = {}): Promi
       for (let i = queue.length - 1; i >= 0; i--)
         if (queue[i]!.delivered && (queue[i]!.update.update_id as number) < offset) queue.splice(i, 1);
     }
+    // As Telegram does, every getUpdates returns what is not confirmed yet, delivered before or not.
+    for (const e of queue) e.delivered = false;
     const limit = typeof p.limit === "number" && p.limit >= 1 && p.limit <= 100 ? p.limit : 100;
     const timeout = typeof p.timeout === "number" ? p.timeout : 0;
     const entry: PendingPoll = {
