@@ -7,9 +7,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Runtime } from "../runtime/runtime.js";
+import { StateStoreError } from "../state/store.js";
+import { callerIdOf, keyFingerprint } from "./caller.js";
 import type { ApiLog, RouteContext } from "./context.js";
 import { ApiError, readJsonBody, sendError, sendJson } from "./http.js";
-import { ResponseStore } from "./response-store.js";
+import { IdempotencyGate } from "./idempotency.js";
 import { matchRoute } from "./routes.js";
 import { RunPool } from "./runs.js";
 import type { ApiServerOptions } from "./settings.js";
@@ -29,6 +31,8 @@ export interface ApiServerDeps {
   options: ApiServerOptions;
   log?: ApiLog;
 }
+
+const NO_BODY = Buffer.alloc(0);
 
 const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
 
@@ -54,6 +58,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
   const { runtime, options } = deps;
   const log: ApiLog = deps.log ?? ((level, message, fields) => runtime.logger[level](message, fields));
   const runs = new RunPool(runtime, options);
+  const keyPrint = keyFingerprint(options.key);
   const gate = new TurnGate();
   const key = digest(options.key);
   let lastError: string | undefined;
@@ -63,6 +68,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     runtime,
     options,
     runs,
+    idempotency: new IdempotencyGate({ runtime, log }),
     responses: undefined,
     storeProblem: undefined,
     log,
@@ -112,10 +118,12 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
         { allow },
       );
     }
-    const body = method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : {};
+    const { value: body, raw } =
+      method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : { value: {}, raw: NO_BODY };
     // Runs start one per event-loop turn (see TurnGate).
     if (method === "POST") await gate.enter();
-    await handler(ctx, { req, res, url, params: found.params, body });
+    const caller = callerIdOf(keyPrint, body);
+    await handler(ctx, { req, res, url, params: found.params, body, raw, caller });
   }
 
   const server: Server = createServer((req, res) => {
@@ -123,6 +131,14 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
       if (err instanceof ApiError) {
         // A body refused unread (413, 408) carries `connection: close` among its headers.
         sendError(res, err);
+        return;
+      }
+      if (err instanceof StateStoreError && err.kind === "locked" && !res.headersSent) {
+        // Another process kept state.db's write lock: nothing was changed, a retry may succeed.
+        const busy = new ApiError(503, err.message, "service_unavailable", "store_locked", null, {
+          "retry-after": "2",
+        });
+        sendError(res, busy);
         return;
       }
       lastError = (err as Error)?.message ?? String(err);
@@ -135,10 +151,9 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
 
   return {
     start: async () => {
-      try {
-        ctx.responses = ResponseStore.open(runtime.paths.stateDb);
-      } catch (err) {
-        ctx.storeProblem = (err as Error).message;
+      ctx.responses = runtime.sessions?.responses;
+      if (!ctx.responses) {
+        ctx.storeProblem = runtime.storeProblem ?? "state.db could not be opened";
         log("warn", "api responses store unavailable", { message: ctx.storeProblem });
       }
       await new Promise<void>((resolve, reject) => {
@@ -156,9 +171,6 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
           server.off("error", onError);
           resolve();
         });
-      }).catch((err: unknown) => {
-        ctx.responses?.close();
-        throw err;
       });
       const a = server.address() as AddressInfo;
       const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
@@ -173,7 +185,6 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
         await runs.drain(drainMs);
         server.closeAllConnections();
         await closed;
-        ctx.responses?.close();
         ctx.responses = undefined;
         log("info", "api server stopped", { runs: runs.total });
       })();
@@ -182,6 +193,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     status: () => ({
       url: address?.url,
       runsInFlight: runs.inFlight,
+      runsQueued: runs.queued,
       runsServed: runs.total,
       maxConcurrentRuns: options.maxConcurrentRuns,
       ...(lastError ? { lastError } : {}),

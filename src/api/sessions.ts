@@ -96,7 +96,7 @@ export async function handleDeleteSession(ctx: RouteContext, r: RouteRequest): P
       "invalid_request_error",
       "session_running",
     );
-  if (!storeOf(ctx).deleteSession(session.id))
+  if (!(await storeOf(ctx).deleteSession(session.id)))
     throw new ApiError(
       404,
       `No API session with id ${JSON.stringify(session.id)}`,

@@ -180,7 +180,7 @@ function addSessionCommands(program: Command, setExit: (code: number) => void): 
     .option("-n, --limit <n>", "how many (default 50)")
     .option("--source <name>", "only sessions from this source (cli, telegram, cron, ...)")
     .option("--json", "print JSON")
-    .action(async (opts) => setExit((await load()).sessionsList(opts)));
+    .action(async (opts) => setExit(await (await load()).sessionsList(opts)));
   sessions
     .command("export")
     .description("export one session as JSONL (default) or Markdown")
@@ -188,29 +188,29 @@ function addSessionCommands(program: Command, setExit: (code: number) => void): 
     .option("-f, --format <format>", "jsonl or md", "jsonl")
     .option("-o, --output <file>", "write to a file instead of stdout")
     .option("--system-prompt", "include the stored system prompt (JSONL)")
-    .action(async (id: string, opts) => setExit((await load()).sessionsExport(id, opts)));
+    .action(async (id: string, opts) => setExit(await (await load()).sessionsExport(id, opts)));
   sessions
     .command("rename")
     .description("set a session's title (usable with 'hermes -r TITLE')")
     .argument("<id|title>", "session id, id prefix or title")
     .argument("<title>", "the new title")
-    .action(async (id: string, title: string) => setExit((await load()).sessionsRename(id, title)));
+    .action(async (id: string, title: string) => setExit(await (await load()).sessionsRename(id, title)));
   sessions
     .command("delete")
     .description("delete one session and its messages")
     .argument("<id|title>", "session id, id prefix or title")
-    .action(async (id: string) => setExit((await load()).sessionsDelete(id)));
+    .action(async (id: string) => setExit(await (await load()).sessionsDelete(id)));
   sessions
     .command("prune")
     .description("delete sessions started more than N days ago")
     .option("--older-than <days>", "age in days (default 90)")
     .option("--source <name>", "only sessions from this source")
-    .action(async (opts) => setExit((await load()).sessionsPrune(opts)));
+    .action(async (opts) => setExit(await (await load()).sessionsPrune(opts)));
   sessions
     .command("stats")
     .description("database size, session and message counts")
     .option("--json", "print JSON")
-    .action(async (opts) => setExit((await load()).sessionsStats(opts)));
+    .action(async (opts) => setExit(await (await load()).sessionsStats(opts)));
 }
 
 /**

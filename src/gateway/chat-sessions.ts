@@ -93,8 +93,9 @@ export class ChatSessions {
   async end(key: string, reason = "new_session"): Promise<void> {
     const model = this.o.routing.get(key)?.entry.model;
     const agent = this.o.pool.take(key);
-    this.o.routing.delete(key);
+    const forgotten = this.remember(this.o.routing.delete(key), key);
     await agent?.close(reason);
+    await forgotten;
     // A chat's /model choice outlives its conversations; the next agent picks it up.
     if (model) this.pendingModels.set(key, model);
   }
@@ -110,19 +111,34 @@ export class ChatSessions {
     await this.end(chat.key, "resumed_other");
     this.pendingModels.delete(chat.key);
     const entry = this.entryOf(chat, { ...(previous?.model ? { model: previous.model } : {}) });
-    this.o.routing.set(chat.key, sessionId, entry, this.o.now());
+    await this.remember(this.o.routing.set(chat.key, sessionId, entry, this.o.now()), chat.key);
   }
 
   /** Records that the chat was active now with `agent` (unless a /new replaced it meanwhile). */
   touch(chat: Chat, agent: Agent, changes: Partial<RouteEntry> = {}): void {
     if (this.live(chat.key) !== agent) return;
     const previous = this.o.routing.get(chat.key)?.entry;
-    this.o.routing.set(
+    void this.remember(
+      this.o.routing.set(
+        chat.key,
+        agent.sessionId,
+        this.entryOf(chat, { ...previous, ...changes }),
+        this.o.now(),
+      ),
       chat.key,
-      agent.sessionId,
-      this.entryOf(chat, { ...previous, ...changes }),
-      this.o.now(),
     );
+  }
+
+  /**
+   * Waits for a route write. One that could not be made (state.db stayed locked) is logged: the
+   * chat goes on, and only a restart before its next message would pick up the previous route.
+   */
+  private async remember(write: Promise<void>, key: string): Promise<void> {
+    try {
+      await write;
+    } catch (err) {
+      this.o.runtime.logger.warn("gateway route not saved", { key, error: (err as Error).message });
+    }
   }
 
   setModel(chat: Chat, model: string): void {
@@ -163,11 +179,14 @@ export class ChatSessions {
     const model = route?.entry.model ?? this.pendingModels.get(chat.key);
     this.pendingModels.delete(chat.key);
     if (model) agent.setModel(model);
-    routing.set(
+    void this.remember(
+      routing.set(
+        chat.key,
+        agent.sessionId,
+        this.entryOf(chat, { ...route?.entry, ...(model ? { model } : {}) }),
+        this.o.now(),
+      ),
       chat.key,
-      agent.sessionId,
-      this.entryOf(chat, { ...route?.entry, ...(model ? { model } : {}) }),
-      this.o.now(),
     );
     return agent;
   }

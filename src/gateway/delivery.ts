@@ -109,7 +109,7 @@ export class OutboundDelivery {
     text: string,
     opts: DeliverOptions = {},
   ): Promise<string[]> {
-    return this.complete(this.record(key, target, text, opts));
+    return this.complete(await this.record(key, target, text, opts));
   }
 
   /** Records a file message (idempotent on key), then sends it; resolves with its platform id. */
@@ -119,23 +119,47 @@ export class OutboundDelivery {
     file: OutboundFile,
     sessionKey?: string,
   ): Promise<string | undefined> {
-    const ids = await this.complete(this.recordFile(key, target, file, sessionKey));
+    const ids = await this.complete(await this.recordFile(key, target, file, sessionKey));
     return ids[0] || undefined;
   }
 
-  /** Records a text message without sending it (a key seen before returns its existing row). */
-  record(key: string, target: OutboundTarget, text: string, opts: DeliverOptions = {}): OutboundRecord {
+  /**
+   * Records a text message without sending it (a key seen before returns its existing row). Rejects
+   * with StateStoreError "locked" when state.db stayed locked: nothing is recorded, nothing sent.
+   */
+  async record(
+    key: string,
+    target: OutboundTarget,
+    text: string,
+    opts: DeliverOptions = {},
+  ): Promise<OutboundRecord> {
     const limit = Math.max(MIN_SPLIT_LIMIT, this.adapter.maxMessageLength);
     const body: OutboundBody = { kind: "text", target, chunks: splitMessage(text, limit), sent: 0 };
     if (opts.format) body.format = opts.format;
     if (opts.buttons?.length) body.buttons = opts.buttons;
-    return this.ledger.recordOutbound({ key, platform: this.adapter.name, sessionKey: opts.sessionKey, body })
-      .record;
+    const recorded = await this.ledger.recordOutbound({
+      key,
+      platform: this.adapter.name,
+      ...(opts.sessionKey !== undefined ? { sessionKey: opts.sessionKey } : {}),
+      body,
+    });
+    return recorded.record;
   }
 
-  recordFile(key: string, target: OutboundTarget, file: OutboundFile, sessionKey?: string): OutboundRecord {
+  async recordFile(
+    key: string,
+    target: OutboundTarget,
+    file: OutboundFile,
+    sessionKey?: string,
+  ): Promise<OutboundRecord> {
     const body: OutboundBody = { kind: "file", target, file, sent: 0 };
-    return this.ledger.recordOutbound({ key, platform: this.adapter.name, sessionKey, body }).record;
+    const recorded = await this.ledger.recordOutbound({
+      key,
+      platform: this.adapter.name,
+      ...(sessionKey !== undefined ? { sessionKey } : {}),
+      body,
+    });
+    return recorded.record;
   }
 
   /**
@@ -177,6 +201,14 @@ export class OutboundDelivery {
     return completed;
   }
 
+  /** A failure that could not be written down: the row stays pending and is tried again. */
+  private unmarked(record: OutboundRecord, err: unknown): void {
+    this.log("warn", "delivery: a failed attempt was not recorded", {
+      key: record.key,
+      error: err instanceof Error ? err.message : String(err),
+    });
+  }
+
   private async sendRest(start: OutboundRecord, reuse: readonly ReusableMessage[]): Promise<string[]> {
     // The row may have moved on since the caller read it (another run of this key finished it).
     let record = this.ledger.outbound(start.key) ?? start;
@@ -191,7 +223,7 @@ export class OutboundDelivery {
     const total = body.kind === "text" ? body.chunks.length : 1;
     for (let i = body.sent; i < total; i++) {
       const messageId = await this.sendPart(record, i, reuse[i]);
-      record = this.ledger.markChunkSent(record, i, messageId);
+      record = await this.ledger.markChunkSent(record, i, messageId);
     }
     return record.messageIds;
   }
@@ -267,7 +299,7 @@ export class OutboundDelivery {
     const message = err instanceof Error ? err.message : String(err);
     const fields = { platform: this.adapter.name, key: record.key, error: message };
     if (permanent) {
-      this.ledger.markFailed(record, message);
+      this.ledger.markFailed(record, message).catch((e: unknown) => this.unmarked(record, e));
       this.log("error", "delivery: the platform refused a message", fields);
       return new DeliveryError(`delivery ${record.key} refused: ${message}`, record.key, "failed");
     }
@@ -301,7 +333,7 @@ export class OutboundDelivery {
         }
         if (!error.retryable) throw new GaveUp(error, true);
         attempt++;
-        this.ledger.markAttemptFailed(record, error.message);
+        this.ledger.markAttemptFailed(record, error.message).catch((e: unknown) => this.unmarked(record, e));
         if (attempt >= this.maxAttempts) throw new GaveUp(error, false);
         const wait =
           error.retryAfter !== undefined

@@ -10,7 +10,7 @@ import { VERSION } from "../core/version.js";
 import { type CrashGuard, installCrashGuard } from "../runtime/crash-guard.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
 import { GatewayAuth } from "./auth/authorize.js";
-import { DeliveryLedger } from "./ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "./ledger.js";
 import { detectPlatforms, noPlatformMessage } from "./platforms/index.js";
 import { buildPlatforms } from "./process/build-platforms.js";
 import { adapterDetail, errorText, serviceDetail } from "./process/describe.js";
@@ -110,14 +110,14 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
   });
   let runtime: Runtime | undefined;
   let guard: CrashGuard | undefined;
-  let ledger: DeliveryLedger | undefined;
   try {
     log("info", "gateway starting", { pid: process.pid, platforms: usable.map((s) => s.name) });
     runtime = createRuntime({ platform: "gateway", env, version: options.version ?? VERSION });
     // An error nobody caught (a plugin, an MCP client, an adapter) is logged; the gateway keeps running.
     guard = installCrashGuard({ runtime, log, say: err });
     for (const warning of runtime.configWarnings) log("warn", warning);
-    ledger = DeliveryLedger.open(paths.stateDb);
+    if (!runtime.sessions) throw new Error(runtime.storeProblem ?? "state.db could not be opened");
+    const ledger = gatewayLedger(runtime.sessions);
     const auth = new GatewayAuth({ home: paths.home, config: runtime.config, env, log });
     let announce = false;
     const built = await buildPlatforms({
@@ -168,7 +168,6 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
       .catch((e: unknown) => log("error", "runtime dispose failed", { error: errorText(e) }));
     guard?.dispose();
     status?.stop();
-    ledger?.close();
     signals.dispose();
     lock.release();
     log("info", "gateway stopped");

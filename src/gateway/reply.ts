@@ -118,9 +118,9 @@ export class Reply {
     let answer: OutboundRecord;
     let fileRecords: OutboundRecord[];
     try {
-      answer = delivery.record(`${key}:answer`, target, answerText, { sessionKey });
-      fileRecords = files.map((path, i) =>
-        delivery.recordFile(`${key}:file:${i}`, target, { path }, sessionKey),
+      answer = await delivery.record(`${key}:answer`, target, answerText, { sessionKey });
+      fileRecords = await Promise.all(
+        files.map((path, i) => delivery.recordFile(`${key}:file:${i}`, target, { path }, sessionKey)),
       );
     } catch (err) {
       // No ledger (state.db unusable): the answer still goes out, without the crash guarantee.

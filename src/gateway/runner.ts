@@ -12,7 +12,7 @@ import type { DeliveryLedger } from "./ledger.js";
 import { ChatPrompts } from "./prompts.js";
 import { Reply } from "./reply.js";
 import { rerunPrompt } from "./rerun.js";
-import { SessionRouting } from "./routing.js";
+import type { SessionRouting } from "./routing.js";
 import {
   type BusyMode,
   busyModeOf,
@@ -119,7 +119,8 @@ export class GatewayRunner {
     this.sink = Object.assign((m: InboundMessage, files?: AttachmentFetch) => this.take(m, files), {
       gateway: link,
     });
-    this.routing = new SessionRouting(runtime.paths.stateDb);
+    if (!runtime.sessions) throw new Error(runtime.storeProblem ?? "state.db could not be opened");
+    this.routing = runtime.sessions.routing;
     this.pool = new AgentPool({
       maxLive: config.gateway.max_live_agents,
       idleTtlMs: config.gateway.agent_idle_ttl * 1000,
@@ -195,7 +196,6 @@ export class GatewayRunner {
       await settlesWithin(idle, 10_000);
     }
     await this.pool.closeAll("gateway_stop");
-    this.routing.close();
   }
 
   status(): GatewayStatus {
@@ -249,7 +249,7 @@ export class GatewayRunner {
         message = withAttachments(m, await fetchAttachments());
       }
       const key = this.keyOf(message);
-      if (!(await this.ledger.recordInbound(message, key))) return DUPLICATE;
+      if ((await this.ledger.recordInbound(message, key)) === "duplicate") return DUPLICATE;
       void this.dispatch(message, key);
       return ACCEPTED;
     } catch (err) {

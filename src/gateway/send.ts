@@ -9,8 +9,10 @@ import { join } from "node:path";
 import { loadConfig } from "../core/config.js";
 import { loadDotEnv } from "../core/env.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
+import { openProfileStore } from "../runtime/state-store.js";
+import type { StateStore } from "../state/store.js";
 import { DeliveryError, OutboundDelivery } from "./delivery.js";
-import { DeliveryLedger } from "./ledger.js";
+import { gatewayLedger } from "./ledger.js";
 import { detectPlatforms, loadAdapterFactory, PLATFORM_NAMES } from "./platforms/index.js";
 import { errorText } from "./process/describe.js";
 import { createGatewayLogger } from "./process/gateway-log.js";
@@ -87,7 +89,7 @@ export async function sendMessage(
   const logger = createGatewayLogger(paths.home);
   const log = logger.log;
   let adapter: PlatformAdapter | undefined;
-  let ledger: DeliveryLedger | undefined;
+  let store: StateStore | undefined;
   try {
     const factory = await loadAdapterFactory(state.name);
     adapter = await factory({
@@ -97,8 +99,10 @@ export async function sendMessage(
       maxInboundBytes: config.gateway.max_inbound_media_bytes,
       log,
     });
-    ledger = DeliveryLedger.open(paths.stateDb);
-    const delivery = new OutboundDelivery(adapter, ledger, { log, maxAttempts: 3 });
+    const opened = openProfileStore(paths.stateDb, config, paths.home);
+    if ("error" in opened) throw opened.error;
+    store = opened.store;
+    const delivery = new OutboundDelivery(adapter, gatewayLedger(store), { log, maxAttempts: 3 });
     const key = `send:${randomUUID()}`;
     log("info", "hermes send", { platform: state.name, chat: parsed.target.chatId, key });
     const ids = await delivery.deliver(key, parsed.target, text, { format: "markdown" });
@@ -113,7 +117,7 @@ export async function sendMessage(
     return 1;
   } finally {
     await adapter?.stop().catch(() => undefined);
-    ledger?.close();
+    await store?.close();
     logger.close();
   }
 }

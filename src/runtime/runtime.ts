@@ -9,7 +9,7 @@ import { mark } from "../core/timing.js";
 import { refreshModelInfoInBackground } from "../llm/models/index.js";
 import type { ChatMessage, ModelTarget } from "../llm/types.js";
 import { openStateStore } from "../state/open.js";
-import type { SessionRecord, SessionStore } from "../state/store.js";
+import type { SessionRecord, StateStore } from "../state/store.js";
 import { type ApprovalPolicy, ApprovalSession } from "../tools/approval/session.js";
 import type { ApprovalMode, ApproveFn } from "../tools/approval/types.js";
 import type { BrowserManager } from "../tools/builtin/browser/index.js";
@@ -32,6 +32,7 @@ import { repairHistory } from "./recorder.js";
 import { type RecordingContext, recordAgent } from "./recording.js";
 import { sessionSearchService } from "./session-search-scope.js";
 import { createSkillLearning } from "./skills-learning.js";
+import { persistenceRedactor } from "./state-store.js";
 import { type ChatUser, UserScopes } from "./user-scope.js";
 import { createVisionService } from "./vision-setup.js";
 
@@ -120,7 +121,7 @@ export interface Runtime {
   /** What every session shares of approvals (allowlist, judge); each one's yolo and mode are `agent.approvals`. */
   approvals: ApprovalPolicy;
   /** state.db (sessions, history, search); undefined when it could not be opened (see storeProblem). */
-  sessions: SessionStore | undefined;
+  sessions: StateStore | undefined;
   /** Why state.db is unavailable: the run goes on without persistence. */
   storeProblem: string | undefined;
   /** Titles an open session of this run (/title); returns an error message when it cannot. */
@@ -172,9 +173,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const platform = options.platform ?? "cli";
   const paths = ensureHermesHome(options.home ?? getHermesHome());
   mark("home ready");
-  const logger = createLogger(paths.home);
   loadDotEnv(paths.env);
   const { config, warnings } = loadConfig(paths.config);
+  const redact = persistenceRedactor(config, paths.home);
+  const logger = createLogger(paths.home, "info", "agent.log", redact ? { redact } : {});
   mark("config loaded");
   const providers = setupProviders({
     config,
@@ -255,7 +257,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     logger,
   });
   const yolo = options.yolo === true || yoloFromEnv(env);
-  const opened = openStateStore(paths.stateDb);
+  const opened = openStateStore(paths.stateDb, redact ? { redact } : {});
   const sessions = "store" in opened ? opened.store : undefined;
   const storeProblem = "error" in opened ? opened.error.message : undefined;
   if (storeProblem) logger.warn("state.db unavailable", { message: storeProblem });
@@ -434,8 +436,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         await live.settled(TITLE_WAIT_ON_EXIT_MS);
         await mcp.close();
         if (sessions) {
-          await sessions.flush();
-          sessions.close();
+          await sessions.close();
         }
         await reaping;
         await Promise.all([environments.disposeAll(), scopes.disposeAll()]);

@@ -1,11 +1,21 @@
 import type { ChatMessage } from "../llm/types.js";
+import type { ContinuationStore } from "./continuations.js";
+import type { IdempotencyStore } from "./idempotency.js";
+import type { DeliveryLedger } from "./ledger.js";
+import type { ResponseStore } from "./responses.js";
+import type { RoutingStore } from "./routing.js";
 
 /**
- * Session persistence: one interface, the node:sqlite store (`sqlite/store.ts`) is the default.
- * Every call is synchronous so a message is on disk before the next thing is shown. Several Hermes
- * processes may write one store (two terminals, a gateway and a CLI): a write that finds another
- * process holding the write lock is not waited for; it joins an ordered queue of this process that
- * is retried on timers (`pendingWrites`, `watchWrites`, `flush`), so the event loop never stalls.
+ * Persistence: one interface for every table of state.db, the node:sqlite store (`sqlite/store.ts`)
+ * is the default. Several Hermes processes may write one store (two terminals, a gateway and a
+ * CLI), and the event loop never waits for another process's write lock:
+ * - conversation writes (messages, usage, titles) return at once: stored now, or queued in order and
+ *   retried on timers (`pendingWrites`, `watchWrites`, `flush`);
+ * - writes whose caller needs the answer or must know they are durable (delete, prune, rename, the
+ *   side tables) return a Promise that settles once committed, and rejects with StateStoreError
+ *   kind "locked" when the lock stayed taken past the store's write deadline (nothing was written);
+ * - reads never wait (WAL).
+ * What is persisted passes the store's redactor first (secrets never reach the file or its index).
  */
 
 export interface SessionRecord {
@@ -159,8 +169,8 @@ export interface SessionStore {
   listSessions(opts?: { limit?: number; source?: string; userId?: string }): SessionRecord[];
   /** The session with the most recent message (or start): what `hermes -c` continues. */
   latestSession(opts?: { source?: string }): SessionRecord | undefined;
-  /** Waits for the lock (bounded, like delete and prune): the answer says whether the session exists. */
-  renameSession(id: string, title: string): boolean;
+  /** Resolves once written with whether the session exists; rejects "locked" past the deadline. */
+  renameSession(id: string, title: string): Promise<boolean>;
   /** Sets the title in order with the session's other writes (queued like them; never waits). */
   setTitle(id: string, title: string): void;
   /**
@@ -171,10 +181,15 @@ export interface SessionStore {
   setSystemPrompt(id: string, systemPrompt: string): void;
   addUsage(id: string, delta: UsageDelta): void;
   endSession(id: string, reason: string): void;
-  /** Waits for the lock (bounded) after writing what is queued; throws StateStoreError "locked". */
-  deleteSession(id: string): boolean;
-  /** Deletes sessions started before `olderThan` (ms epoch); returns how many. Waits like delete. */
-  prune(olderThan: number, opts?: { source?: string }): number;
+  /**
+   * Deletes the session and everything of it in every table (messages and their search index, inner
+   * tool calls, stored API responses, continuation and idempotency records, routes pointing at it),
+   * after this process's queued writes. Resolves with whether it existed; rejects StateStoreError
+   * "locked" when the lock stayed taken past the write deadline (nothing deleted).
+   */
+  deleteSession(id: string): Promise<boolean>;
+  /** Deletes sessions started before `olderThan` (ms epoch) as deleteSession does; resolves with how many. */
+  prune(olderThan: number, opts?: { source?: string }): Promise<number>;
   /**
    * Stores a message after the session's last one (its `seq` is taken inside the write, so writers
    * in other processes never collide). Undefined when it was queued behind another process's lock.
@@ -183,11 +198,10 @@ export interface SessionStore {
   /** Several messages in one transaction (one turn). */
   appendMessages(sessionId: string, messages: ChatMessage[]): void;
   /**
-   * Deletes the messages of a session from position `fromSeq` on (undo); returns how many. Like
-   * delete and prune it writes what is queued first and waits for the lock (bounded), then throws
-   * StateStoreError "locked".
+   * Deletes the messages of a session from position `fromSeq` on (undo), after the writes queued
+   * before it; resolves with how many. Rejects like deleteSession.
    */
-  deleteMessagesFrom(sessionId: string, fromSeq: number): number;
+  deleteMessagesFrom(sessionId: string, fromSeq: number): Promise<number>;
   /** Deletes the session's last `count` messages (undo) in order with its other writes; never waits. */
   deleteLastMessages(sessionId: string, count: number): void;
   /** Indexes messages written since the last search or batch; searches call it themselves. */
@@ -209,10 +223,45 @@ export interface SessionStore {
   /** Retries queued writes on timers until none is left or `timeoutMs` passes; resolves with what is left. */
   flush(timeoutMs?: number): Promise<number>;
   /**
-   * Writes what is queued, waiting for the lock a bounded time (blocking: `await flush()` first to
-   * wait without), then closes. Reports what could not be written.
+   * Writes what is queued (retrying on timers for the store's close wait), then closes. Reports the
+   * conversation writes it could not write; durable writes still waiting reject. Idempotent.
    */
-  close(): CloseReport;
+  close(): Promise<CloseReport>;
+}
+
+/**
+ * state.db as a whole: the sessions, and every side table a front end keeps, each behind its own
+ * interface so a second backend implements the same contracts. One connection and one write path
+ * (one ordered queue) serve them all.
+ */
+export interface StateStore extends SessionStore {
+  /** The gateway's delivery ledger (inbound updates once, outbound messages before they are sent). */
+  readonly ledger: DeliveryLedger;
+  /** The gateway's chat → current session map. */
+  readonly routing: RoutingStore;
+  /** The API server's stored Responses (previous_response_id). */
+  readonly responses: ResponseStore;
+  /** The API server's Idempotency-Key records. */
+  readonly idempotency: IdempotencyStore;
+  /** The API server's chat-completions continuation index (conversation prefix → session). */
+  readonly continuations: ContinuationStore;
+}
+
+/** How a store is opened: every backend takes these. */
+export interface StateStoreOptions {
+  /**
+   * Applied to every text persisted (messages of every role, tool-call arguments, titles, ledger
+   * payloads, responses): secrets never reach the file or its search index. The objects a caller
+   * passes are never changed. Default: nothing is redacted.
+   */
+  redact?: (text: string) => string;
+  /**
+   * How long a durable write (a Promise-returning one) may wait for another process's write lock
+   * before it rejects with StateStoreError "locked" (default 5 s).
+   */
+  writeDeadlineMs?: number;
+  /** The clock of retention and expiry (tests). */
+  now?: () => number;
 }
 
 /** Raised when state.db cannot be opened or used; the message says what to do. The file is never touched. */

@@ -1,6 +1,5 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { ResponseStore } from "../../src/api/response-store.js";
 import { text } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
 import { useApiServer } from "./support.js";
@@ -104,12 +103,7 @@ describe("the Responses API", () => {
       ids.push((await t.client.responses.create({ model: "m", input: `n${i}` })).id);
     await expect(t.client.responses.retrieve(ids[0]!)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     expect((await t.client.responses.retrieve(ids[2]!)).id).toBe(ids[2]);
-    const store = ResponseStore.open(t.runtime.paths.stateDb);
-    try {
-      expect(store.count()).toBe(2);
-    } finally {
-      store.close();
-    }
+    expect(t.runtime.sessions?.responses.count()).toBe(2);
   });
 
   it("takes input items: earlier messages, and instructions from system items", async () => {

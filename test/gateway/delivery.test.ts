@@ -2,10 +2,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DeliveryError, type GatewayLog, OutboundDelivery } from "../../src/gateway/delivery.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
 import { splitMessage } from "../../src/gateway/split.js";
 import type { OutboundTarget } from "../../src/gateway/types.js";
 import { startTsChild } from "../support/child.js";
+import { openTestLedger } from "../support/ledger.js";
 import { tempDir } from "../support/temp.js";
 import { RecordingAdapter } from "./support/recording-adapter.js";
 
@@ -13,7 +13,7 @@ const target: OutboundTarget = { chatId: "42" };
 
 function setup(o: { limit?: number; maxAttempts?: number; path?: string } = {}) {
   const path = o.path ?? join(tempDir("hermes-delivery-"), "state.db");
-  const ledger = DeliveryLedger.open(path);
+  const ledger = openTestLedger(path);
   const adapter = new RecordingAdapter({ maxMessageLength: o.limit ?? 4096 });
   const logs: { level: string; message: string }[] = [];
   const log: GatewayLog = (level, message) => logs.push({ level, message });
@@ -209,7 +209,7 @@ describe("OutboundDelivery across a crash (SIGKILL)", () => {
     expect(readLog(log)).toEqual([]);
 
     // The child's adapter is named "child": the next start resumes that platform's rows.
-    const ledger = DeliveryLedger.open(db);
+    const ledger = openTestLedger(db);
     expect(ledger.stats().pending).toBe(1);
     const adapter = new RecordingAdapter({ name: "child" });
     expect(await new OutboundDelivery(adapter, ledger).resumePending()).toBe(1);
@@ -217,7 +217,7 @@ describe("OutboundDelivery across a crash (SIGKILL)", () => {
     ledger.close();
 
     // Yet another start: nothing left to send.
-    const third = DeliveryLedger.open(db);
+    const third = openTestLedger(db);
     const again = new RecordingAdapter({ name: "child" });
     expect(await new OutboundDelivery(again, third).resumePending()).toBe(0);
     expect(again.calls).toEqual([]);
@@ -236,7 +236,7 @@ describe("OutboundDelivery across a crash (SIGKILL)", () => {
     await killChildOn("hanging", ["partial", db, log, "telegram:10:answer", textFile, "150"]);
     expect(readLog(log).map((l) => l.text)).toEqual([chunks[0]]);
 
-    const ledger = DeliveryLedger.open(db);
+    const ledger = openTestLedger(db);
     const adapter = new RecordingAdapter({ name: "child", maxMessageLength: 150 });
     expect(await new OutboundDelivery(adapter, ledger).resumePending()).toBe(1);
     expect(adapter.texts()).toEqual(chunks.slice(1));

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { OutboundDelivery } from "../../src/gateway/delivery.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
 import { Reply, type StreamingOptions } from "../../src/gateway/reply.js";
 import { splitMessage } from "../../src/gateway/split.js";
 import { startTsChild } from "../support/child.js";
+import { openTestLedger } from "../support/ledger.js";
 import { tempDir } from "../support/temp.js";
 import { RecordingAdapter } from "./support/recording-adapter.js";
 
@@ -23,7 +23,7 @@ function setup(
   } = {},
 ) {
   const path = o.path ?? join(tempDir("hermes-reply-"), "state.db");
-  const ledger = DeliveryLedger.open(path);
+  const ledger = openTestLedger(path);
   const adapter = new RecordingAdapter({
     maxMessageLength: o.limit ?? 4096,
     minEditIntervalMs: o.minEditIntervalMs ?? 0,
@@ -281,7 +281,7 @@ describe("Reply across a crash (SIGKILL)", () => {
       .map((l) => JSON.parse(l) as { method: string });
     expect(shown[0]!.method).toBe("send");
 
-    const ledger = DeliveryLedger.open(db);
+    const ledger = openTestLedger(db);
     expect(ledger.outbound("telegram:77:answer")).toMatchObject({ status: "pending", body: { sent: 0 } });
     const adapter = new RecordingAdapter({ name: "child" });
     const delivery = new OutboundDelivery(adapter, ledger);

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "../../src/gateway/ledger.js";
 import { platformSettings } from "../../src/gateway/platforms/index.js";
 import { createTelegramAdapter } from "../../src/gateway/platforms/telegram/adapter.js";
 import { GatewayRunner } from "../../src/gateway/runner.js";
@@ -39,7 +39,6 @@ let current: TelegramGateway | undefined;
 afterEach(async () => {
   if (!current) return;
   await current.runner.drain(2_000);
-  current.ledger.close();
   await current.tg.close();
   current = undefined;
 });
@@ -56,7 +55,7 @@ async function startGateway(extraYaml = ""): Promise<TelegramGateway> {
     maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
     log,
   });
-  const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
+  const ledger = gatewayLedger(t.runtime.sessions!);
   const auth = new GatewayAuth({
     home: t.box.home,
     config: t.runtime.config,

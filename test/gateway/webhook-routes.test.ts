@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "../../src/gateway/ledger.js";
 import { createWebhookAdapter, type WebhookAdapter } from "../../src/gateway/platforms/webhook/index.js";
 import { GatewayRunner } from "../../src/gateway/runner.js";
 import { type OutboundTarget, PlatformSendError } from "../../src/gateway/types.js";
@@ -53,7 +53,7 @@ async function startGateway(routes: Record<string, unknown>, t?: TestRuntime): P
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
   const chat = new MemoryAdapter("memchat");
-  const ledger = DeliveryLedger.open(rt.runtime.paths.stateDb);
+  const ledger = gatewayLedger(rt.runtime.sessions!);
   const auth = new GatewayAuth({ home: rt.box.home, config: rt.runtime.config, env: {} });
   const runner = new GatewayRunner({
     runtime: rt.runtime,
@@ -68,7 +68,6 @@ async function startGateway(routes: Record<string, unknown>, t?: TestRuntime): P
     if (stopped) return;
     stopped = true;
     await runner.drain(5_000);
-    ledger.close();
   };
   stops.push(stop);
   const post = (route: string, body: string, headers: Record<string, string> = {}) =>

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../src/gateway/ledger.js";
+import { gatewayLedger } from "../../src/gateway/ledger.js";
 import {
   createWebhookAdapter,
   renderPrompt,
@@ -384,13 +384,12 @@ describe("webhook through the gateway", () => {
       maxInboundBytes: 1024,
       log: () => {},
     });
-    const ledger = DeliveryLedger.open(runtime.paths.stateDb);
+    const ledger = gatewayLedger(runtime.sessions!);
     const auth = new GatewayAuth({ home: box.home, config: runtime.config, env: {} });
     const runner = new GatewayRunner({ runtime, adapters: [adapter], ledger, auth, workDir: box.work });
     await runner.start();
     running.push(async () => {
       await runner.drain(5_000);
-      ledger.close();
     });
 
     const body = JSON.stringify({

@@ -96,6 +96,6 @@ describe("agent lifecycle in the runtime", () => {
     if (!("store" in opened)) throw opened.error;
     expect(opened.store.getSession(first.sessionId)?.endReason).toBe("new_session");
     expect(opened.store.getSession(second.sessionId)?.endReason).toBe("exit");
-    opened.store.close();
+    await opened.store.close();
   });
 });

@@ -43,7 +43,7 @@ describe("state.db with several writer processes", () => {
     expect(store.getSession("shared")?.messageCount).toBe(2 * per);
     expect(store.search({ query: "A 399" }).length).toBeGreaterThan(0);
     expect(store.integrityCheck()).toBe("ok");
-    store.close();
+    await store.close();
   }, 60_000);
 
   it("another process holding the write lock for 6 s never stalls this one; every message lands in order after", async () => {
@@ -90,6 +90,6 @@ describe("state.db with several writer processes", () => {
     expect(stored.map((m) => m.seq)).toEqual(sent.map((_, i) => i));
     expect(stored.every((m) => m.id > 0)).toBe(true);
     expect(events.at(-1)).toEqual({ type: "written", sessionId: "s", count: queued });
-    expect(store.close()).toEqual({ unwritten: [] });
+    expect(await store.close()).toEqual({ unwritten: [] });
   }, 60_000);
 });

@@ -17,8 +17,8 @@ import { tempDir } from "../support/temp.js";
 
 let store: SqliteSessionStore;
 const holders: DatabaseSync[] = [];
-afterEach(() => {
-  store?.close();
+afterEach(async () => {
+  await store?.close();
   for (const h of holders.splice(0)) h.close();
 });
 

@@ -11,8 +11,8 @@ function fresh(): SqliteSessionStore {
   open.push(s);
   return s;
 }
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
 });
 
 /** Three sessions that all mention "kiwi": a CLI one, and two chat users' on telegram. */

@@ -15,16 +15,16 @@ function fresh(): SqliteSessionStore {
   open.push(s);
   return s;
 }
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
 });
 
 describe("SqliteSessionStore", () => {
-  it("migrates once, records the schema version and reopens without re-running", () => {
+  it("migrates once, records the schema version and reopens without re-running", async () => {
     const s = fresh();
     expect(s.schemaVersion).toBe(MIGRATIONS.length);
     s.createSession({ id: "a", source: "cli" });
-    s.close();
+    await s.close();
     const again = new SqliteSessionStore(s.path);
     open.push(again);
     expect(again.schemaVersion).toBe(MIGRATIONS.length);
@@ -96,24 +96,24 @@ describe("SqliteSessionStore", () => {
     expect(s.search({ query: 'AND OR "( *' })).toEqual([]);
   });
 
-  it("keeps the FTS indexes in sync on delete and prune (triggers)", () => {
+  it("keeps the FTS indexes in sync on delete and prune (triggers)", async () => {
     const s = fresh();
     s.createSession({ id: "old", source: "cli", startedAt: Date.now() - 100 * 86_400_000 });
     s.createSession({ id: "new", source: "cli" });
     s.appendMessage("old", { role: "user", content: "zebra crossing" });
     s.appendMessage("new", { role: "user", content: "zebra stripes" });
     expect(s.search({ query: "zebra" })).toHaveLength(2);
-    expect(s.prune(Date.now() - 90 * 86_400_000)).toBe(1);
+    expect(await s.prune(Date.now() - 90 * 86_400_000)).toBe(1);
     expect(s.search({ query: "zebra" }).map((h) => h.sessionId)).toEqual(["new"]);
     expect(s.search({ query: "ebra stri" }).map((h) => h.sessionId)).toEqual(["new"]);
-    expect(s.deleteSession("new")).toBe(true);
+    expect(await s.deleteSession("new")).toBe(true);
     expect(s.search({ query: "zebra" })).toEqual([]);
     expect(s.search({ query: "ebra" })).toEqual([]);
     expect(s.stats()).toMatchObject({ sessions: 0, messages: 0 });
     expect(s.integrityCheck()).toBe("ok");
   });
 
-  it("indexes in batches behind a watermark: searches catch up first, deletes stay in sync", () => {
+  it("indexes in batches behind a watermark: searches catch up first, deletes stay in sync", async () => {
     const dir = tempDir("hermes-state-");
     const s = new SqliteSessionStore(join(dir, "state.db"), { indexBatch: 3 });
     open.push(s);
@@ -142,11 +142,11 @@ describe("SqliteSessionStore", () => {
     ftsCheck();
     // Unindexed rows deleted before any catch-up never reach the index.
     s.appendMessage("a", { role: "user", content: "zeta okapi" });
-    expect(s.deleteMessagesFrom("a", 5)).toBe(1);
+    expect(await s.deleteMessagesFrom("a", 5)).toBe(1);
     expect(s.indexPending()).toBe(0);
     expect(s.search({ query: "okapi" })).toEqual([]);
     // Indexed rows deleted leave the index through the trigger.
-    expect(s.deleteMessagesFrom("a", 1)).toBe(4);
+    expect(await s.deleteMessagesFrom("a", 1)).toBe(4);
     expect(s.search({ query: "walrus" }).map((h) => h.seq)).toEqual([0]);
     expect(s.search({ query: "北京" })).toEqual([]);
     expect(s.getSession("a")?.messageCount).toBe(1);
@@ -159,7 +159,7 @@ describe("SqliteSessionStore", () => {
     raw.close();
   });
 
-  it("migrates a schema-1 database in place: every message kept and searchable", () => {
+  it("migrates a schema-1 database in place: every message kept and searchable", async () => {
     const dir = tempDir("hermes-state-");
     const path = join(dir, "state.db");
     const v1 = new DatabaseSync(path);
@@ -181,16 +181,16 @@ describe("SqliteSessionStore", () => {
     expect(s.search({ query: "京都庁", limit: 100 })).toHaveLength(20);
     s.appendMessage("old", { role: "user", content: "after the upgrade: wombat" });
     expect(s.search({ query: "wombat" }).map((h) => h.seq)).toEqual([20]);
-    expect(s.deleteMessagesFrom("old", 15)).toBe(6);
+    expect(await s.deleteMessagesFrom("old", 15)).toBe(6);
     expect(s.search({ query: "kangaroo17" })).toEqual([]);
     expect(s.integrityCheck()).toBe("ok");
   });
 
-  it("resolves sessions by id, unique prefix and title; lists newest first", () => {
+  it("resolves sessions by id, unique prefix and title; lists newest first", async () => {
     const s = fresh();
     s.createSession({ id: "abc-1", source: "cli", startedAt: 1000 });
     s.createSession({ id: "abd-2", source: "cron", startedAt: 2000 });
-    s.renameSession("abc-1", "my work");
+    expect(await s.renameSession("abc-1", "my work")).toBe(true);
     expect(s.resolveSession("abc-1")?.id).toBe("abc-1");
     expect(s.resolveSession("abd")?.id).toBe("abd-2");
     expect(s.resolveSession("ab")).toBeUndefined();
@@ -223,14 +223,14 @@ describe("SqliteSessionStore", () => {
     expect(readFileSync(path, "utf8")).toBe(junk);
   });
 
-  it("reports a database locked while it needs migrating instead of failing silently", () => {
+  it("reports a database locked while it needs migrating instead of failing silently", async () => {
     const dir = tempDir("hermes-state-");
     const path = join(dir, "state.db");
     const holder = new DatabaseSync(path);
     holder.exec("PRAGMA journal_mode = WAL; BEGIN IMMEDIATE");
     let err: unknown;
     try {
-      new SqliteSessionStore(path, { waitMs: 200 }).close();
+      await new SqliteSessionStore(path, { waitMs: 200 }).close();
     } catch (e) {
       err = e;
     }
@@ -322,44 +322,49 @@ describe("SqliteSessionStore behind another connection's write lock", () => {
     expect(s.getSession("a")).toMatchObject({ messageCount: 1, title: "after undo" });
   });
 
-  it("delete, prune, rename and an undo by seq wait for the lock a bounded time, then say it is locked", () => {
-    const { s, lock, unlock } = withHolder({ waitMs: 150 });
+  it("delete, prune, rename and an undo by seq reject as locked after the write deadline, without blocking", async () => {
+    const { s, lock, unlock } = withHolder({ writeDeadlineMs: 150 });
     s.createSession({ id: "a", source: "cli" });
     s.appendMessage("a", { role: "user", content: "x" });
     lock();
-    for (const call of [
-      () => s.deleteSession("a"),
-      () => s.prune(Date.now() + 1),
-      () => s.renameSession("a", "t"),
-      () => s.deleteMessagesFrom("a", 0),
-    ]) {
-      let err: unknown;
-      try {
-        call();
-      } catch (e) {
-        err = e;
-      }
+    const calls = [
+      s.deleteSession("a"),
+      s.prune(Date.now() + 1),
+      s.renameSession("a", "t"),
+      s.deleteMessagesFrom("a", 0),
+    ];
+    // They wait in the queue, not on the event loop.
+    expect(s.pendingWrites()).toBe(4);
+    for (const call of calls) {
+      const err = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(StateStoreError);
       expect((err as StateStoreError).kind).toBe("locked");
     }
+    expect(s.pendingWrites()).toBe(0);
     unlock();
-    expect(s.renameSession("a", "t")).toBe(true);
-    expect(s.deleteSession("a")).toBe(true);
+    expect(await s.renameSession("a", "t")).toBe(true);
+    expect(s.loadMessages("a")).toHaveLength(1);
+    expect(await s.deleteSession("a")).toBe(true);
   });
 
-  it("writes queued writes before an answering call runs, so it sees them", () => {
+  it("an answering call waits behind the queued writes and sees them; it resolves once the lock frees", async () => {
     const { s, lock, unlock } = withHolder();
     s.createSession({ id: "a", source: "cli" });
     lock();
     s.appendMessage("a", { role: "user", content: "one" });
     s.appendMessage("a", { role: "user", content: "two" });
-    unlock();
-    expect(s.deleteMessagesFrom("a", 1)).toBe(1);
+    const undo = s.deleteMessagesFrom("a", 1);
+    expect(s.pendingWrites()).toBe(3);
+    setTimeout(unlock, 50);
+    expect(await undo).toBe(1);
     expect(s.pendingWrites()).toBe(0);
     expect(s.loadMessages("a").map((m) => m.message.content)).toEqual(["one"]);
   });
 
-  it("close waits a bounded time for queued writes and reports what it could not write", () => {
+  it("close retries queued writes a bounded time and reports what it could not write", async () => {
     const { s, lock, holder } = withHolder({ closeWaitMs: 150 });
     s.createSession({ id: "a", source: "cli" });
     const events: WriteEvent[] = [];
@@ -367,7 +372,7 @@ describe("SqliteSessionStore behind another connection's write lock", () => {
     lock();
     s.appendMessage("a", { role: "user", content: "lost" });
     s.endSession("a", "exit");
-    expect(s.close()).toEqual({
+    expect(await s.close()).toEqual({
       unwritten: [
         { sessionId: "a", what: "message" },
         { sessionId: "a", what: "session_update" },

@@ -5,6 +5,8 @@
 //     for anything it had to queue and prints {"queued": n, "left": n, "unwritten": n} as JSON.
 //   hold DB MS: takes the write lock (BEGIN IMMEDIATE), prints "locked", keeps it MS ms, commits,
 //     prints "released".
+//   hold-until-told DB: takes the write lock, prints "locked", keeps it until a line (or the end)
+//     arrives on stdin, commits, prints "released".
 //
 // Usage: node --experimental-transform-types --import ./ts-child.mjs state-writer.mjs MODE ...
 import { DatabaseSync } from "node:sqlite";
@@ -19,6 +21,18 @@ if (mode === "hold") {
   db.exec("COMMIT");
   db.close();
   process.stdout.write("released\n");
+} else if (mode === "hold-until-told") {
+  const db = new DatabaseSync(path, { timeout: 10_000 });
+  db.exec("BEGIN IMMEDIATE");
+  process.stdout.write("locked\n");
+  await new Promise((resolve) => {
+    process.stdin.once("data", resolve);
+    process.stdin.once("end", resolve);
+  });
+  db.exec("COMMIT");
+  db.close();
+  process.stdout.write("released\n");
+  process.exit(0);
 } else if (mode === "append") {
   const [session, tag, count, startAt] = rest;
   const { SqliteSessionStore } = await import(
@@ -41,7 +55,7 @@ if (mode === "hold") {
     }
   }
   const left = await store.flush(30_000);
-  const report = store.close();
+  const report = await store.close();
   process.stdout.write(JSON.stringify({ queued, left, unwritten: report.unwritten.length }));
 } else {
   throw new Error(`unknown mode ${mode}`);

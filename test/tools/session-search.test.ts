@@ -7,7 +7,9 @@ import type { SessionSearchService, ToolContext } from "../../src/tools/context.
 import { tempDir } from "../support/temp.js";
 
 let store: SqliteSessionStore;
-afterEach(() => store?.close());
+afterEach(async () => {
+  await store?.close();
+});
 
 function setup(): ToolContext {
   store = new SqliteSessionStore(join(tempDir("hermes-ss-"), "state.db"));
@@ -73,7 +75,7 @@ describe("session_search", () => {
 });
 
 describe("SessionRecorder", () => {
-  it("creates the row on the first message with the system prompt and a title set earlier", () => {
+  it("creates the row on the first message with the system prompt and a title set earlier", async () => {
     store = new SqliteSessionStore(join(tempDir("hermes-rec-"), "state.db"));
     const warnings: string[] = [];
     const rec = new SessionRecorder(store, {
@@ -90,7 +92,7 @@ describe("SessionRecorder", () => {
     expect(store.getSession("s")).toBeUndefined();
     rec.handle({ type: "message", message: { role: "user", content: "hi" } });
     expect(store.getSession("s")).toMatchObject({ title: "early", systemPrompt: "SYS", messageCount: 1 });
-    store.close();
+    await store.close();
     rec.handle({ type: "message", message: { role: "user", content: "after close" } });
     expect(warnings[0]).toContain("could not be saved");
   });

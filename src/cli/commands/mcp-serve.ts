@@ -122,7 +122,7 @@ export async function runMcpServe(): Promise<number> {
     closing = true;
     await server.close().catch(() => undefined);
     await runtime?.dispose().catch(() => undefined);
-    if (typeof store === "object") store.close();
+    if (typeof store === "object") await store.close();
     finish(code);
   };
   const onSignal = (): void => void shutdown(0);

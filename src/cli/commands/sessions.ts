@@ -1,26 +1,44 @@
 import { writeFileSync } from "node:fs";
+import { DEFAULT_CONFIG, type HermesConfig, loadConfig } from "../../core/config.js";
 import { ensureHermesHome, getHermesHome } from "../../core/home.js";
-import { openStateStore } from "../../state/open.js";
+import { openProfileStore } from "../../runtime/state-store.js";
 import {
   messageText,
   type SessionRecord,
   type SessionStore,
+  StateStoreError,
   type StoredInnerToolCall,
   type StoredMessage,
 } from "../../state/store.js";
 
-/** Runs `fn` with the profile's store open; prints a clear message and returns 1 when it cannot be opened. */
-function withStore(fn: (store: SessionStore) => number): number {
+/**
+ * Runs `fn` with the profile's store open; prints a clear message and returns 1 when it cannot be
+ * opened, or when a change could not be made because another process kept the write lock.
+ */
+async function withStore(fn: (store: SessionStore) => number | Promise<number>): Promise<number> {
   const paths = ensureHermesHome(getHermesHome());
-  const opened = openStateStore(paths.stateDb);
+  const opened = openProfileStore(paths.stateDb, configOrDefaults(paths.config), paths.home);
   if ("error" in opened) {
     process.stderr.write(`hermes: ${opened.error.message}\n`);
     return 1;
   }
   try {
-    return fn(opened.store);
+    return await fn(opened.store);
+  } catch (err) {
+    if (!(err instanceof StateStoreError)) throw err;
+    process.stderr.write(`hermes: ${err.message}\n`);
+    return 1;
   } finally {
-    opened.store.close();
+    await opened.store.close();
+  }
+}
+
+/** Listing and deleting work with a config that does not load; redaction then stays on (the default). */
+function configOrDefaults(path: string): HermesConfig {
+  try {
+    return loadConfig(path).config;
+  } catch {
+    return DEFAULT_CONFIG;
   }
 }
 
@@ -32,7 +50,7 @@ function find(store: SessionStore, idOrTitle: string): SessionRecord | undefined
   return s;
 }
 
-export function sessionsList(opts: { limit?: string; source?: string; json?: boolean }): number {
+export function sessionsList(opts: { limit?: string; source?: string; json?: boolean }): Promise<number> {
   return withStore((store) => {
     const limit = opts.limit ? Number.parseInt(opts.limit, 10) : 50;
     const rows = store.listSessions({ limit, ...(opts.source ? { source: opts.source } : {}) });
@@ -108,7 +126,7 @@ function toMarkdown(
 export function sessionsExport(
   idOrTitle: string,
   opts: { format?: string; output?: string; systemPrompt?: boolean },
-): number {
+): Promise<number> {
   return withStore((store) => {
     const s = find(store, idOrTitle);
     if (!s) return 1;
@@ -141,40 +159,40 @@ export function sessionsExport(
   });
 }
 
-export function sessionsDelete(idOrTitle: string): number {
-  return withStore((store) => {
+export function sessionsDelete(idOrTitle: string): Promise<number> {
+  return withStore(async (store) => {
     const s = find(store, idOrTitle);
     if (!s) return 1;
-    store.deleteSession(s.id);
+    await store.deleteSession(s.id);
     process.stdout.write(`Deleted session ${s.id}\n`);
     return 0;
   });
 }
 
-export function sessionsRename(idOrTitle: string, title: string): number {
-  return withStore((store) => {
+export function sessionsRename(idOrTitle: string, title: string): Promise<number> {
+  return withStore(async (store) => {
     const s = find(store, idOrTitle);
     if (!s) return 1;
-    store.renameSession(s.id, title.trim());
+    await store.renameSession(s.id, title.trim());
     process.stdout.write(`Session ${s.id} is now titled "${title.trim()}"\n`);
     return 0;
   });
 }
 
-export function sessionsPrune(opts: { olderThan?: string; source?: string }): number {
+export async function sessionsPrune(opts: { olderThan?: string; source?: string }): Promise<number> {
   const days = Number.parseFloat(opts.olderThan ?? "90");
   if (!Number.isFinite(days) || days < 0) {
     process.stderr.write("hermes: --older-than takes a number of days\n");
     return 2;
   }
-  return withStore((store) => {
-    const n = store.prune(Date.now() - days * 86_400_000, opts.source ? { source: opts.source } : {});
+  return withStore(async (store) => {
+    const n = await store.prune(Date.now() - days * 86_400_000, opts.source ? { source: opts.source } : {});
     process.stdout.write(`Deleted ${n} session${n === 1 ? "" : "s"} older than ${days} days\n`);
     return 0;
   });
 }
 
-export function sessionsStats(opts: { json?: boolean }): number {
+export function sessionsStats(opts: { json?: boolean }): Promise<number> {
   return withStore((store) => {
     const st = store.stats();
     if (opts.json) {

@@ -3,9 +3,6 @@ import { StateStoreError } from "../store.js";
 import { describeOpenError, type Row } from "./rows.js";
 import { MIGRATIONS } from "./schema.js";
 
-/** The page cache of a connection that reads and writes a few small tables (gateway ledger, routing, API responses). */
-export const SIDE_TABLE_CACHE_KIB = 4096;
-
 /**
  * Opens state.db (WAL) and migrates it. Opening and migrating wait up to `waitMs` for another
  * process's lock: a store that cannot open is no store at all. Throws StateStoreError; never deletes
@@ -14,7 +11,7 @@ export const SIDE_TABLE_CACHE_KIB = 4096;
 export function openDatabase(
   path: string,
   waitMs: number,
-  /** Page cache of this connection in KiB: the session store's is large; side tables need little. */
+  /** Page cache of the connection in KiB (FTS5 merges are page-heavy). */
   cacheKiB = 65_536,
 ): DatabaseSync {
   let db: DatabaseSync;

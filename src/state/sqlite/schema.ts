@@ -180,4 +180,33 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idx_api_responses_created ON api_responses(created_at DESC);
   `,
+  // 5: the API server's Idempotency-Key records and chat-completions continuation index, and the
+  // indexes that let deleting a session reach every row of it (responses, routes, both new tables).
+  // No foreign keys: a session row may still wait in a writer's queue when these are written.
+  `
+  CREATE INDEX idx_api_responses_session ON api_responses(session_id);
+  CREATE INDEX idx_gateway_routing_session ON gateway_routing(session_id);
+  CREATE TABLE api_idempotency (
+    caller_id TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    session_id TEXT,
+    status TEXT NOT NULL,
+    response TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (caller_id, idempotency_key)
+  );
+  CREATE INDEX idx_api_idempotency_created ON api_idempotency(created_at);
+  CREATE INDEX idx_api_idempotency_session ON api_idempotency(session_id);
+  CREATE TABLE api_continuations (
+    caller_id TEXT NOT NULL,
+    prefix_hash TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    message_count INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (caller_id, prefix_hash)
+  );
+  CREATE INDEX idx_api_continuations_session ON api_continuations(session_id);
+  `,
 ];

@@ -1,31 +1,38 @@
-import type { DatabaseSync } from "node:sqlite";
 import type { ChatMessage } from "../../llm/types.js";
-import {
-  type CloseReport,
-  type InnerToolCall,
-  type MessageMeta,
-  type NewSession,
-  type SearchHit,
-  type SearchOptions,
-  type SessionRecord,
-  type SessionStore,
-  StateStoreError,
-  type StoredInnerToolCall,
-  type StoredMessage,
-  type StoreStats,
-  type UsageDelta,
-  type WriteEvent,
+import { noRedaction, redactJsonText, redactMessage, redactMessages, redactValue } from "../redaction.js";
+import type {
+  CloseReport,
+  InnerToolCall,
+  MessageMeta,
+  NewSession,
+  SearchHit,
+  SearchOptions,
+  SessionRecord,
+  StateStore,
+  StateStoreOptions,
+  StoredInnerToolCall,
+  StoredMessage,
+  StoreStats,
+  UsageDelta,
+  WriteEvent,
 } from "../store.js";
-import { openDatabase, type Statements, schemaVersion, statementCache } from "./connection.js";
+import { deleteSessionRows } from "./cascade.js";
+import { schemaVersion } from "./connection.js";
+import { SqliteContinuationStore } from "./continuations.js";
+import { SqliteDatabase } from "./database.js";
 import { FtsIndex } from "./fts.js";
+import { SqliteIdempotencyStore } from "./idempotency.js";
+import { SqliteDeliveryLedger } from "./ledger.js";
 import { deleteMessagesFrom, insertInnerToolCall, insertMessage } from "./message-writes.js";
 import { findByPrefixOrTitle, latestSession, listSessions, messagesAround, readStats } from "./queries.js";
+import { SqliteResponseStore } from "./responses.js";
+import { SqliteRoutingStore } from "./routing.js";
 import { newSessionRecord, type Row, toInnerToolCall, toMessage, toSession } from "./rows.js";
-import { isBusy, type QueuedWrite, WriteQueue } from "./write-queue.js";
+import type { SessionWrite } from "./write-queue.js";
 
 export { toFtsQuery } from "./rows.js";
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends StateStoreOptions {
   /**
    * Unindexed messages that make an append index them in the same transaction (default 512).
    * Batching is what makes indexing cheap: one FTS5 segment per batch instead of one per turn.
@@ -34,133 +41,113 @@ export interface SqliteStoreOptions {
   indexBatch?: number;
   /** How long a write waits for another process's lock before it is queued instead (default 10 ms). */
   busyTimeoutMs?: number;
-  /** How long opening, delete, prune, rename and undo wait for the lock (default 5 s). */
+  /** How long opening waits for the lock when the file needs migrating (default 5 s). */
   waitMs?: number;
-  /** How long `close()` waits for queued writes (default 3 s). */
+  /** How long `close()` retries queued writes (default 3 s). */
   closeWaitMs?: number;
+  /** How long the delivery ledger keeps rows (default 7 days). */
+  ledgerRetentionMs?: number;
 }
 
-/** What a queued write is about, besides the work itself. */
-type WriteInfo = Omit<QueuedWrite, "run" | "queuedAt">;
+/** What a queued conversation write is about, besides the work itself. */
+type WriteInfo = Omit<SessionWrite, "kind" | "run" | "queuedAt">;
 
 /**
  * The default store: SQLite through node:sqlite, WAL, one file per profile (HERMES_HOME/state.db).
- * Writes try the lock for a few milliseconds and otherwise queue (see write-queue.ts); every write
- * is one BEGIN IMMEDIATE transaction, so what it reads (the next seq) is what it writes after.
+ * One connection (database.ts) serves the sessions and every side table; every write is one
+ * BEGIN IMMEDIATE transaction, so what it reads (the next seq) is what it writes after.
  */
-export class SqliteSessionStore implements SessionStore {
-  private readonly db: DatabaseSync;
-  private readonly st: Statements;
-  private readonly queue: WriteQueue;
-  private readonly busyMs: number;
-  private readonly waitMs: number;
+export class SqliteSessionStore implements StateStore {
+  private readonly core: SqliteDatabase;
   private readonly closeWaitMs: number;
   private readonly fts: FtsIndex;
+  private readonly redact: (text: string) => string;
   /** Messages were written through this handle: close() indexes what is left. */
   private wrote = false;
+  private closing: Promise<CloseReport> | undefined;
+  readonly ledger: SqliteDeliveryLedger;
+  readonly routing: SqliteRoutingStore;
+  readonly responses: SqliteResponseStore;
+  readonly idempotency: SqliteIdempotencyStore;
+  readonly continuations: SqliteContinuationStore;
 
   /** Opens (and migrates) the database. Throws StateStoreError; never deletes or rewrites a bad file. */
   constructor(
     readonly path: string,
     opts: SqliteStoreOptions = {},
   ) {
-    this.busyMs = opts.busyTimeoutMs ?? 10;
-    this.waitMs = opts.waitMs ?? 5_000;
+    this.redact = opts.redact ?? noRedaction;
     this.closeWaitMs = opts.closeWaitMs ?? 3_000;
-    this.db = openDatabase(path, this.waitMs);
-    this.setBusyTimeout(this.busyMs);
-    this.st = statementCache(this.db);
-    this.fts = new FtsIndex(this.db, this.st, opts.indexBatch ?? 512);
-    this.queue = new WriteQueue((run) => this.tx(run));
+    this.core = new SqliteDatabase(path, {
+      busyTimeoutMs: opts.busyTimeoutMs ?? 10,
+      openWaitMs: opts.waitMs ?? 5_000,
+      writeDeadlineMs: opts.writeDeadlineMs ?? 5_000,
+      redact: this.redact,
+      now: opts.now ?? Date.now,
+    });
+    this.fts = new FtsIndex(this.core.db, this.core.st, opts.indexBatch ?? 512);
+    this.core.onRollback(() => this.fts.forget());
+    this.ledger = new SqliteDeliveryLedger(
+      this.core,
+      opts.ledgerRetentionMs !== undefined ? { retentionMs: opts.ledgerRetentionMs } : {},
+    );
+    this.routing = new SqliteRoutingStore(this.core);
+    this.responses = new SqliteResponseStore(this.core);
+    this.idempotency = new SqliteIdempotencyStore(this.core);
+    this.continuations = new SqliteContinuationStore(this.core);
   }
 
   get schemaVersion(): number {
-    return schemaVersion(this.db);
+    return schemaVersion(this.core.db);
   }
 
-  private setBusyTimeout(ms: number): void {
-    this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(ms))}`);
+  private get st() {
+    return this.core.st;
   }
 
-  private tx<T>(fn: () => T): T {
-    this.db.exec("BEGIN IMMEDIATE");
-    try {
-      const out = fn();
-      this.db.exec("COMMIT");
-      return out;
-    } catch (err) {
-      if (this.db.isTransaction) this.db.exec("ROLLBACK");
-      this.fts.forget();
-      throw err;
-    }
-  }
-
-  /**
-   * Runs a write now when the lock is free within busyMs and nothing of this process waits before
-   * it; otherwise queues it and returns undefined. Errors other than "busy" are thrown as before.
-   */
   private submit<T>(info: WriteInfo, run: () => T): { value: T } | undefined {
-    if (this.queue.pending() === 0 || this.queue.drainNow()) {
-      try {
-        return { value: this.tx(run) };
-      } catch (err) {
-        if (!isBusy(err)) throw err;
-      }
-    }
-    this.queue.push({ ...info, run: () => void run(), queuedAt: Date.now() });
-    return undefined;
-  }
-
-  /**
-   * Runs a write whose caller needs the answer (delete, prune, rename, undo): writes what is queued
-   * first, waiting up to waitMs for the lock, then throws StateStoreError "locked".
-   */
-  private waitFor<T>(run: () => T): T {
-    const locked = (detail: string): StateStoreError =>
-      new StateStoreError(
-        `The session database ${this.path} stayed locked by another process for ${this.waitMs / 1000} s (${detail}); try again.`,
-        "locked",
-      );
-    this.setBusyTimeout(this.waitMs);
-    try {
-      if (!this.queue.drainNow()) throw locked("writes of this process are still queued");
-      return this.tx(run);
-    } catch (err) {
-      throw isBusy(err) ? locked((err as Error).message) : err;
-    } finally {
-      this.setBusyTimeout(this.busyMs);
-    }
+    return this.core.submit(info, run);
   }
 
   /** Before reading a session with queued writes: one more try to write them. */
-  private catchUp(sessionId: string): QueuedWrite[] {
-    if (this.queue.pending(sessionId) === 0 || this.queue.drainNow()) return [];
-    return this.queue.waitingFor(sessionId);
+  private catchUp(sessionId: string): SessionWrite[] {
+    const queue = this.core.queue;
+    if (queue.pending(sessionId) === 0 || queue.drainNow()) return [];
+    return queue.waitingFor(sessionId);
+  }
+
+  private title(title: string | undefined): string | undefined {
+    return title === undefined ? undefined : this.redact(title);
   }
 
   createSession(s: NewSession): SessionRecord {
     const record = newSessionRecord(s);
-    const done = this.submit({ sessionId: s.id, what: "session", session: record }, () =>
+    const stored = {
+      ...record,
+      title: record.title === null ? null : this.redact(record.title),
+      systemPrompt: record.systemPrompt === null ? null : this.redact(record.systemPrompt),
+    };
+    const done = this.submit({ sessionId: s.id, what: "session", session: stored }, () =>
       this.st(
         `INSERT INTO sessions (id, source, model, provider, title, parent_session_id, cwd, system_prompt, started_at,
          user_id, chat_id, session_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
-        record.id,
-        record.source,
-        record.model,
-        record.provider,
-        record.title,
-        record.parentSessionId,
-        record.cwd,
-        record.systemPrompt,
-        record.startedAt,
-        record.userId ?? null,
-        record.chatId ?? null,
-        record.sessionKey ?? null,
+        stored.id,
+        stored.source,
+        stored.model,
+        stored.provider,
+        stored.title,
+        stored.parentSessionId,
+        stored.cwd,
+        stored.systemPrompt,
+        stored.startedAt,
+        stored.userId ?? null,
+        stored.chatId ?? null,
+        stored.sessionKey ?? null,
       ),
     );
-    return (done && this.getSession(s.id)) || record;
+    return (done && this.getSession(s.id)) || stored;
   }
 
   getSession(id: string): SessionRecord | undefined {
@@ -181,30 +168,36 @@ export class SqliteSessionStore implements SessionStore {
     return latestSession(this.st, opts);
   }
 
-  renameSession(id: string, title: string): boolean {
-    return this.waitFor(
-      () => this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id).changes > 0,
+  async renameSession(id: string, title: string): Promise<boolean> {
+    const stored = this.redact(title);
+    const changes = await this.core.write(
+      () => this.st("UPDATE sessions SET title = ? WHERE id = ?").run(stored, id).changes,
+      { sessionId: id },
     );
+    return Number(changes) > 0;
   }
 
   setTitle(id: string, title: string): void {
+    const stored = this.redact(title);
     this.submit({ sessionId: id, what: "session_update" }, () =>
-      this.st("UPDATE sessions SET title = ? WHERE id = ?").run(title, id),
+      this.st("UPDATE sessions SET title = ? WHERE id = ?").run(stored, id),
     );
   }
 
   setTitleIfUnset(id: string, title: string): boolean {
+    const stored = this.redact(title);
     const sql = "UPDATE sessions SET title = ? WHERE id = ? AND (title IS NULL OR title = '')";
     const done = this.submit(
       { sessionId: id, what: "session_update" },
-      () => this.st(sql).run(title, id).changes > 0,
+      () => this.st(sql).run(stored, id).changes > 0,
     );
     return done ? done.value : !this.getSession(id)?.title;
   }
 
   setSystemPrompt(id: string, systemPrompt: string): void {
+    const stored = this.redact(systemPrompt);
     this.submit({ sessionId: id, what: "session_update" }, () =>
-      this.st("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(systemPrompt, id),
+      this.st("UPDATE sessions SET system_prompt = ? WHERE id = ?").run(stored, id),
     );
   }
 
@@ -233,24 +226,18 @@ export class SqliteSessionStore implements SessionStore {
     );
   }
 
-  deleteSession(id: string): boolean {
-    return this.waitFor(() => {
-      this.st("DELETE FROM messages WHERE session_id = ?").run(id);
-      return this.st("DELETE FROM sessions WHERE id = ?").run(id).changes > 0;
-    });
+  deleteSession(id: string): Promise<boolean> {
+    return this.core.write(() => deleteSessionRows(this.st, id), { sessionId: id });
   }
 
-  prune(olderThan: number, opts: { source?: string } = {}): number {
-    return this.waitFor(() => {
+  prune(olderThan: number, opts: { source?: string } = {}): Promise<number> {
+    return this.core.write(() => {
       const ids = (
         opts.source
           ? this.st("SELECT id FROM sessions WHERE started_at < ? AND source = ?").all(olderThan, opts.source)
           : this.st("SELECT id FROM sessions WHERE started_at < ?").all(olderThan)
       ) as Row[];
-      for (const r of ids) {
-        this.st("DELETE FROM messages WHERE session_id = ?").run(String(r.id));
-        this.st("DELETE FROM sessions WHERE id = ?").run(String(r.id));
-      }
+      for (const r of ids) deleteSessionRows(this.st, String(r.id));
       return ids.length;
     });
   }
@@ -268,10 +255,11 @@ export class SqliteSessionStore implements SessionStore {
 
   appendMessage(sessionId: string, message: ChatMessage, meta: MessageMeta = {}): StoredMessage | undefined {
     const createdAt = meta.createdAt ?? Date.now();
-    const done = this.submit({ sessionId, what: "message", messages: [message], createdAt }, () => {
-      const stored = insertMessage(this.st, sessionId, message, meta, createdAt);
-      this.afterInsert(sessionId, 1, createdAt, stored.id);
-      return stored;
+    const stored = redactMessage(message, this.redact);
+    const done = this.submit({ sessionId, what: "message", messages: [stored], createdAt }, () => {
+      const row = insertMessage(this.st, sessionId, stored, meta, createdAt);
+      this.afterInsert(sessionId, 1, createdAt, row.id);
+      return row;
     });
     return done?.value;
   }
@@ -279,17 +267,23 @@ export class SqliteSessionStore implements SessionStore {
   appendMessages(sessionId: string, messages: ChatMessage[]): void {
     if (messages.length === 0) return;
     const createdAt = Date.now();
-    this.submit({ sessionId, what: "message", messages, createdAt }, () => {
+    const stored = redactMessages(messages, this.redact);
+    this.submit({ sessionId, what: "message", messages: stored, createdAt }, () => {
       let last: StoredMessage | undefined;
-      for (const m of messages) last = insertMessage(this.st, sessionId, m, {}, createdAt);
-      this.afterInsert(sessionId, messages.length, createdAt, last!.id);
+      for (const m of stored) last = insertMessage(this.st, sessionId, m, {}, createdAt);
+      this.afterInsert(sessionId, stored.length, createdAt, last!.id);
     });
   }
 
   appendInnerToolCall(sessionId: string, call: InnerToolCall): void {
     const at = Date.now();
+    const stored: InnerToolCall = {
+      ...call,
+      args: redactValue(call.args, this.redact),
+      result: redactJsonText(call.result, this.redact),
+    };
     this.submit({ sessionId, what: "inner_tool_call" }, () =>
-      insertInnerToolCall(this.st, sessionId, call, at),
+      insertInnerToolCall(this.st, sessionId, stored, at),
     );
   }
 
@@ -301,8 +295,8 @@ export class SqliteSessionStore implements SessionStore {
     return rows.map(toInnerToolCall);
   }
 
-  deleteMessagesFrom(sessionId: string, fromSeq: number): number {
-    return this.waitFor(() => deleteMessagesFrom(this.st, sessionId, fromSeq));
+  deleteMessagesFrom(sessionId: string, fromSeq: number): Promise<number> {
+    return this.core.write(() => deleteMessagesFrom(this.st, sessionId, fromSeq), { sessionId });
   }
 
   deleteLastMessages(sessionId: string, count: number): void {
@@ -318,7 +312,7 @@ export class SqliteSessionStore implements SessionStore {
 
   /** Brings the full-text indexes up to date (searches do this first); returns the id span indexed. */
   indexPending(): number {
-    return this.fts.indexPending((fn) => this.tx(fn));
+    return this.fts.indexPending((fn) => this.core.tx(fn));
   }
 
   loadMessages(sessionId: string): StoredMessage[] {
@@ -340,7 +334,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   search(opts: SearchOptions): SearchHit[] {
-    return this.fts.search(opts, (fn) => this.tx(fn));
+    return this.fts.search(opts, (fn) => this.core.tx(fn));
   }
 
   stats(): StoreStats {
@@ -348,31 +342,31 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   integrityCheck(): string {
-    const rows = this.db.prepare("PRAGMA integrity_check").all() as Row[];
+    const rows = this.core.db.prepare("PRAGMA integrity_check").all() as Row[];
     return rows.map((r) => String(Object.values(r)[0])).join("\n");
   }
 
   pendingWrites(sessionId?: string): number {
-    return this.queue.pending(sessionId);
+    return this.core.queue.pending(sessionId);
   }
 
   watchWrites(sessionId: string, listener: (e: WriteEvent) => void): () => void {
-    return this.queue.watch(sessionId, listener);
+    return this.core.queue.watch(sessionId, listener);
   }
 
   flush(timeoutMs = this.closeWaitMs): Promise<number> {
-    return this.queue.flush(timeoutMs);
+    return this.core.queue.flush(timeoutMs);
   }
 
-  close(): CloseReport {
-    if (!this.db.isOpen) return { unwritten: [] };
-    const deadline = Date.now() + this.closeWaitMs;
-    while (this.queue.pending() > 0 && Date.now() < deadline) {
-      this.setBusyTimeout(deadline - Date.now());
-      this.queue.drainNow();
-    }
-    const left = this.queue.abandon();
-    this.setBusyTimeout(this.busyMs);
+  close(): Promise<CloseReport> {
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<CloseReport> {
+    if (!this.core.isOpen) return { unwritten: [] };
+    await this.core.queue.flush(this.closeWaitMs);
+    const left = this.core.queue.abandon(() => this.core.closedError());
     if (this.wrote) {
       try {
         this.indexPending();
@@ -380,7 +374,7 @@ export class SqliteSessionStore implements SessionStore {
         // Left for the next search or append, which index from the watermark.
       }
     }
-    this.db.close();
+    this.core.db.close();
     return { unwritten: left.map(({ sessionId, what }) => ({ sessionId, what })) };
   }
 }

@@ -12,7 +12,10 @@
 import { appendFileSync, readFileSync } from "node:fs";
 
 const src = (path) => new URL(`../../../src/gateway/${path}`, import.meta.url).href;
-const { DeliveryLedger } = await import(src("ledger.ts"));
+const { gatewayLedger } = await import(src("ledger.ts"));
+const { SqliteSessionStore } = await import(
+  new URL("../../../src/state/sqlite/store.ts", import.meta.url).href
+);
 const { OutboundDelivery } = await import(src("delivery.ts"));
 const { Reply } = await import(src("reply.ts"));
 
@@ -51,12 +54,12 @@ const adapter = {
   },
 };
 
-const ledger = DeliveryLedger.open(db);
+const ledger = gatewayLedger(new SqliteSessionStore(db));
 const delivery = new OutboundDelivery(adapter, ledger, { retryBaseMs: 1 });
 const target = { chatId: "42" };
 
 if (mode === "record") {
-  delivery.record(key, target, text);
+  await delivery.record(key, target, text);
   process.stdout.write("recorded\n");
   await never();
 } else if (mode === "partial") {

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import { GatewayAuth } from "../../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../../src/gateway/ledger.js";
-import { SessionRouting } from "../../../src/gateway/routing.js";
+import { type DeliveryLedger, gatewayLedger } from "../../../src/gateway/ledger.js";
+import type { SessionRouting } from "../../../src/gateway/routing.js";
 import { GatewayRunner } from "../../../src/gateway/runner.js";
 import { sessionKeyOf } from "../../../src/gateway/session-key.js";
 import { type TestRuntime, useRuntime } from "../../runtime/support.js";
@@ -47,8 +47,6 @@ export function useGateway(): GatewayHarness {
   afterEach(async () => {
     if (!current) return;
     await current.runner.drain(2_000);
-    current.routing.close();
-    current.ledger.close();
     current = undefined;
   });
   return {
@@ -58,8 +56,8 @@ export function useGateway(): GatewayHarness {
     start: async (extraYaml = "", options = {}) => {
       const approvals = extraYaml.includes("approvals:") ? "" : MANUAL_APPROVALS;
       const t = h.start(`${BASE_YAML}${approvals}${extraYaml}`, { platform: "gateway" });
-      const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
-      const routing = new SessionRouting(t.runtime.paths.stateDb);
+      const ledger = gatewayLedger(t.runtime.sessions!);
+      const routing = t.runtime.sessions!.routing;
       const launch = async (): Promise<TestGateway> => {
         const adapter = new MemoryAdapter();
         const auth = new GatewayAuth({

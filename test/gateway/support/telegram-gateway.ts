@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { GatewayAuth } from "../../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../../src/gateway/ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "../../../src/gateway/ledger.js";
 import { platformSettings } from "../../../src/gateway/platforms/index.js";
 import { createTelegramAdapter } from "../../../src/gateway/platforms/telegram/adapter.js";
 import { GatewayRunner } from "../../../src/gateway/runner.js";
@@ -41,7 +41,6 @@ export function useTelegramGateway(): TelegramGatewayHarness {
   afterEach(async () => {
     if (!current) return;
     await current.runner.drain(5_000);
-    current.ledger.close();
     await current.tg.close();
     current = undefined;
   });
@@ -64,7 +63,7 @@ export function useTelegramGateway(): TelegramGatewayHarness {
         maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
         log,
       });
-      const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
+      const ledger = gatewayLedger(t.runtime.sessions!);
       const auth = new GatewayAuth({
         home: t.box.home,
         config: t.runtime.config,

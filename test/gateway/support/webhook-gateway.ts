@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterEach } from "vitest";
 import { GatewayAuth } from "../../../src/gateway/auth/authorize.js";
-import { DeliveryLedger } from "../../../src/gateway/ledger.js";
+import { type DeliveryLedger, gatewayLedger } from "../../../src/gateway/ledger.js";
 import { createWebhookAdapter, type WebhookAdapter } from "../../../src/gateway/platforms/webhook/index.js";
 import { GatewayRunner } from "../../../src/gateway/runner.js";
 import { type TestRuntime, useRuntime } from "../../runtime/support.js";
@@ -52,7 +52,6 @@ export function useWebhookGateway(): WebhookGatewayHarness {
   afterEach(async () => {
     if (!current) return;
     await current.runner.drain(5_000);
-    current.ledger.close();
     current = undefined;
   });
   return {
@@ -70,7 +69,7 @@ export function useWebhookGateway(): WebhookGatewayHarness {
           maxInboundBytes: 1024,
           log: (level, message, fields) => logs.push(`${level}: ${message} ${JSON.stringify(fields ?? {})}`),
         });
-        const ledger = DeliveryLedger.open(t.runtime.paths.stateDb);
+        const ledger = gatewayLedger(t.runtime.sessions!);
         const auth = new GatewayAuth({ home: t.box.home, config: t.runtime.config, env: {} });
         const runner = new GatewayRunner({
           runtime: t.runtime,
@@ -94,7 +93,6 @@ export function useWebhookGateway(): WebhookGatewayHarness {
             }),
           restart: async () => {
             await runner.drain(5_000);
-            ledger.close();
             current = undefined;
             current = await launch();
             return current;
