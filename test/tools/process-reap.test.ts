@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findOrphans, reapOrphans } from "../../src/tools/process/reap.js";
@@ -86,6 +87,30 @@ describe("orphaned background processes", () => {
     // A second start finds nothing left to do.
     expect(await reapOrphans(home)).toEqual([]);
   }, 60_000);
+
+  it("leaves alone a record whose process cannot be told apart from a recycled pid", async () => {
+    const home = tempDir("hermes-orphans-");
+    const sleeper = spawn("sleep", ["1000"], { detached: true, stdio: "ignore" });
+    leftovers.push(sleeper.pid!);
+    // Its owner is gone (the pid of a process that has exited), but the record has no start time.
+    const gone = spawnSync("true").pid;
+    const record = {
+      id: "proc_0123456789ab",
+      pid: sleeper.pid,
+      command: "sleep 1000",
+      cwd: home,
+      started: new Date().toISOString(),
+      status: "running",
+      exit_code: null,
+      log_path: join(home, "x.log"),
+      pty: false,
+      detached: false,
+      owner_pid: gone,
+    };
+    writeFileSync(join(home, "processes.json"), JSON.stringify({ processes: [record] }));
+    expect(await reapOrphans(home)).toEqual([]);
+    expect(isAlive(sleeper.pid!)).toBe(true);
+  });
 
   it("leaves alone the processes of a Hermes that still runs (this one)", async () => {
     const home = tempDir("hermes-orphans-");

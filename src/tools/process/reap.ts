@@ -17,9 +17,15 @@ function ownerAlive(record: ProcessRecord): boolean {
   return isRecordAlive({ pid: record.owner_pid, start_ticks: record.owner_start_ticks });
 }
 
-/** The running records of `home` whose Hermes process is gone and that were not started to survive it. */
+/**
+ * The running records of `home` whose Hermes process is gone and that were not started to survive
+ * it. Only records with a start time: without one (no /proc) a recycled pid could be taken for the
+ * process, and an unrelated process group signalled.
+ */
 export function findOrphans(home: string): ProcessRecord[] {
-  return loadProcessRecords(home).filter((r) => r.status === "running" && !r.detached && !ownerAlive(r));
+  return loadProcessRecords(home).filter(
+    (r) => r.status === "running" && !r.detached && r.start_ticks !== undefined && !ownerAlive(r),
+  );
 }
 
 /**
