@@ -1,0 +1,166 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { LedgerInbound } from "../../src/state/ledger.js";
+import { SqliteSessionStore, type SqliteStoreOptions } from "../../src/state/sqlite/store.js";
+import { StateStoreError } from "../../src/state/store.js";
+import { startTsChild } from "../support/child.js";
+import { tempDir } from "../support/temp.js";
+
+/**
+ * state.db's write lock held by ANOTHER PROCESS (test/support/state-writer.mjs) while this one
+ * writes: durable writes wait in the queue, never on the event loop, and settle either way.
+ */
+
+const open: SqliteSessionStore[] = [];
+const holders: Array<{ release(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const h of holders.splice(0)) await h.release();
+  for (const s of open.splice(0)) await s.close();
+});
+
+function freshStore(opts: SqliteStoreOptions = {}): SqliteSessionStore {
+  const s = new SqliteSessionStore(join(tempDir("hermes-lock-"), "state.db"), opts);
+  open.push(s);
+  return s;
+}
+
+/** Another process takes the write lock and keeps it until `release()`. */
+async function holdLock(path: string): Promise<{ release(): Promise<void> }> {
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const { child, done } = startTsChild("state-writer.mjs", ["hold-until-told", path], (line) => {
+    if (line === "locked") locked();
+  });
+  await Promise.race([isLocked, done.then((r) => Promise.reject(new Error(`holder exited: ${r.stderr}`)))]);
+  let released: Promise<void> | undefined;
+  const holder = {
+    release: () => {
+      released ??= (async () => {
+        child.stdin!.end("go\n");
+        const run = await done;
+        expect(run.stdout).toContain("released");
+      })();
+      return released;
+    },
+  };
+  holders.push(holder);
+  return holder;
+}
+
+/** The longest gap between ticks of a 10 ms interval: how long the event loop was held at most. */
+function loopLag(): { stop(): number } {
+  let last = performance.now();
+  let worst = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last - 10);
+    last = now;
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return worst;
+    },
+  };
+}
+
+const inbound = (updateId: string): LedgerInbound & { text: string } => ({
+  platform: "telegram",
+  updateId,
+  chatId: "100",
+  text: `message ${updateId}`,
+});
+
+describe("durable writes while another process holds state.db's write lock", () => {
+  it("recordInbound rejects as locked after its deadline (nothing recorded); reads answer meanwhile", async () => {
+    const store = freshStore({ writeDeadlineMs: 400 });
+    store.createSession({ id: "s", source: "telegram" });
+    // The ledger's first write also prunes old rows: done here, so only the write under test waits.
+    await store.ledger.recordInbound(inbound("0"));
+    const holder = await holdLock(store.path);
+    const lag = loopLag();
+
+    const recording = store.ledger.recordInbound(inbound("1"));
+    // Queued, not blocking: reads of every table answer while the write waits.
+    expect(store.pendingWrites()).toBe(1);
+    expect(store.getSession("s")?.source).toBe("telegram");
+    expect(store.ledger.stats().unfinishedInbound).toBe(1);
+    expect(store.routing.list()).toEqual([]);
+    expect(store.responses.count()).toBe(0);
+
+    const err = await recording.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StateStoreError);
+    expect((err as StateStoreError).kind).toBe("locked");
+    expect((err as Error).message).toMatch(/nothing was written/);
+    // The old ledger waited 5 s on the event loop; now it never holds it for long.
+    expect(lag.stop()).toBeLessThan(1_000);
+    expect(store.pendingWrites()).toBe(0);
+    expect(store.ledger.inboundStatus("telegram", "1")).toBeUndefined();
+
+    await holder.release();
+    // The sender's retry is recorded once the lock is free.
+    expect(await store.ledger.recordInbound(inbound("1"))).toBe("new");
+    expect(store.ledger.inboundStatus("telegram", "1")).toBe("received");
+  });
+
+  it("writes resolve once the lock frees within their deadline: ledger, routing, deleteSession", async () => {
+    const store = freshStore({ writeDeadlineMs: 30_000 });
+    store.createSession({ id: "gone", source: "api_server" });
+    store.appendMessage("gone", { role: "user", content: "delete me" });
+    await store.ledger.recordInbound(inbound("0"));
+    const holder = await holdLock(store.path);
+    const lag = loopLag();
+
+    const settled: string[] = [];
+    const track = <T>(name: string, p: Promise<T>): Promise<T> =>
+      p.then((v) => {
+        settled.push(name);
+        return v;
+      });
+    const recorded = track("inbound", store.ledger.recordInbound(inbound("2")));
+    const routed = track(
+      "route",
+      store.routing.set("key", "gone", {
+        platform: "telegram",
+        chatId: "100",
+        chatType: "dm",
+        userId: "7",
+        lastActiveAt: 1,
+      }),
+    );
+    const deleted = track("delete", store.deleteSession("gone"));
+    expect(store.pendingWrites()).toBe(3);
+    // Give the retry timer several rounds against the held lock: nothing settles, nothing is lost.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toEqual([]);
+    expect(store.pendingWrites()).toBe(3);
+
+    await holder.release();
+    expect(await recorded).toBe("new");
+    await routed;
+    expect(await deleted).toBe(true);
+    expect(settled.sort()).toEqual(["delete", "inbound", "route"]);
+    // Written in the order they were made: the route pointed at the session, and went with it.
+    expect(store.getSession("gone")).toBeUndefined();
+    expect(store.routing.get("key")).toBeUndefined();
+    expect(store.ledger.inboundStatus("telegram", "2")).toBe("received");
+    expect(lag.stop()).toBeLessThan(1_000);
+  });
+
+  it("close() retries on timers and rejects the durable writes it could not make", async () => {
+    const store = freshStore({ writeDeadlineMs: 30_000, closeWaitMs: 200 });
+    const holder = await holdLock(store.path);
+    const lag = loopLag();
+    const recording = store.ledger.recordInbound(inbound("3"));
+    const report = await store.close();
+    expect(report).toEqual({ unwritten: [] });
+    await expect(recording).rejects.toMatchObject({ kind: "locked" });
+    expect(lag.stop()).toBeLessThan(1_000);
+    await holder.release();
+  });
+});
