@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { LedgerInbound } from "../../src/state/ledger.js";
 import { SqliteSessionStore, type SqliteStoreOptions } from "../../src/state/sqlite/store.js";
 import { StateStoreError } from "../../src/state/store.js";
-import { startTsChild } from "../support/child.js";
+import { holdStateLock, type LockHolder, loopLag } from "../support/state-lock.js";
 import { tempDir } from "../support/temp.js";
 
 /**
@@ -12,7 +12,7 @@ import { tempDir } from "../support/temp.js";
  */
 
 const open: SqliteSessionStore[] = [];
-const holders: Array<{ release(): Promise<void> }> = [];
+const holders: LockHolder[] = [];
 afterEach(async () => {
   for (const h of holders.splice(0)) await h.release();
   for (const s of open.splice(0)) await s.close();
@@ -24,46 +24,10 @@ function freshStore(opts: SqliteStoreOptions = {}): SqliteSessionStore {
   return s;
 }
 
-/** Another process takes the write lock and keeps it until `release()`. */
-async function holdLock(path: string): Promise<{ release(): Promise<void> }> {
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => {
-    locked = resolve;
-  });
-  const { child, done } = startTsChild("state-writer.mjs", ["hold-until-told", path], (line) => {
-    if (line === "locked") locked();
-  });
-  await Promise.race([isLocked, done.then((r) => Promise.reject(new Error(`holder exited: ${r.stderr}`)))]);
-  let released: Promise<void> | undefined;
-  const holder = {
-    release: () => {
-      released ??= (async () => {
-        child.stdin!.end("go\n");
-        const run = await done;
-        expect(run.stdout).toContain("released");
-      })();
-      return released;
-    },
-  };
+async function holdLock(path: string): Promise<LockHolder> {
+  const holder = await holdStateLock(path);
   holders.push(holder);
   return holder;
-}
-
-/** The longest gap between ticks of a 10 ms interval: how long the event loop was held at most. */
-function loopLag(): { stop(): number } {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 10);
-    last = now;
-  }, 10);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return worst;
-    },
-  };
 }
 
 const inbound = (updateId: string): LedgerInbound & { text: string } => ({
