@@ -9,6 +9,7 @@ import { ensureHermesHome, getHermesHome } from "../core/home.js";
 import { VERSION } from "../core/version.js";
 import { type CrashGuard, installCrashGuard } from "../runtime/crash-guard.js";
 import { createRuntime, type Runtime } from "../runtime/runtime.js";
+import { persistenceRedactor } from "../runtime/state-store.js";
 import { GatewayAuth } from "./auth/authorize.js";
 import { type DeliveryLedger, gatewayLedger } from "./ledger.js";
 import { detectPlatforms, noPlatformMessage } from "./platforms/index.js";
@@ -97,7 +98,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     err(lock.refused);
     return 1;
   }
-  const logger = createGatewayLogger(paths.home);
+  const logger = createGatewayLogger(paths.home, persistenceRedactor(config, paths.home));
   const log = logger.log;
   const startedAt = new Date();
   let status: StatusWriter | undefined;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../core/config.js";
 import { loadDotEnv } from "../core/env.js";
 import { ensureHermesHome, getHermesHome } from "../core/home.js";
-import { openProfileStore } from "../runtime/state-store.js";
+import { openProfileStore, persistenceRedactor } from "../runtime/state-store.js";
 import type { StateStore } from "../state/store.js";
 import { DeliveryError, OutboundDelivery } from "./delivery.js";
 import { gatewayLedger } from "./ledger.js";
@@ -86,7 +86,7 @@ export async function sendMessage(
     );
     return 1;
   }
-  const logger = createGatewayLogger(paths.home);
+  const logger = createGatewayLogger(paths.home, persistenceRedactor(config, paths.home));
   const log = logger.log;
   let adapter: PlatformAdapter | undefined;
   let store: StateStore | undefined;

@@ -17,8 +17,8 @@ export const gatewayLogPath = (home: string): string => join(home, "logs", FILE_
  * HERMES_HOME/logs/gateway.log: the gateway's own records (platforms, deliveries, drains), in the
  * same format as agent.log and written the same way. Never throws: logging is not worth a crash.
  */
-export function createGatewayLogger(home: string): GatewayLogger {
-  const logger = createLogger(home, "info", FILE_NAME);
+export function createGatewayLogger(home: string, redact?: (text: string) => string): GatewayLogger {
+  const logger = createLogger(home, "info", FILE_NAME, redact ? { redact } : {});
   return {
     log: (level, message, fields) => logger.log(level, message, { component: "gateway", ...fields }),
     path: gatewayLogPath(home),
