@@ -51,6 +51,9 @@ export class BashWalker implements Walk {
     state?: ShellState,
   ) {
     this.state = state ?? newState();
+    // The terminal runs a command as `bash -c COMMAND`: its positional parameters are empty
+    // (`sed$IFS$9-i` is `sed -i`). Nested scripts (`sh -c '...' _ ARGS`) keep them unknown.
+    if (!state && depth === 0) this.state.positional = [];
   }
 
   program(root: Node): RawScript {

@@ -1,4 +1,5 @@
 import { type Command, screenScript } from "./commands.js";
+import { CREDENTIAL_EXFILTRATION, exfiltrationMatches } from "./exfiltration.js";
 import { HARDLINE_PATTERNS } from "./hardline.js";
 import { screenNested } from "./nested.js";
 import { OBFUSCATION_PATTERNS } from "./obfuscation.js";
@@ -21,6 +22,8 @@ export const DANGEROUS_PATTERNS: readonly CommandPattern[] = [
   ...OPS_PATTERNS,
   ...INFRA_PATTERNS,
   ...OBFUSCATION_PATTERNS,
+  // Matched over the whole script's data flow by exfiltrationMatches, not per command.
+  CREDENTIAL_EXFILTRATION,
 ];
 
 /** Destructive but routine in a repository: run without asking, with a note in the result. */
@@ -175,6 +178,8 @@ export function detectCommand(command: string, opts: DetectOptions = {}): Detect
       }
     }
   }
+  for (const m of exfiltrationMatches(commands))
+    if (!found.dangerous.has(m.key)) found.dangerous.set(m.key, m);
   const detection: Detection = {
     hardline: [...found.hardline.values()],
     dangerous: [...found.dangerous.values()],

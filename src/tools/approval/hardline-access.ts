@@ -1,6 +1,6 @@
 import type { Command } from "./commands.js";
-import { resolveLong } from "./options.js";
 import { isHermesPath, isLoginPath } from "./protected-paths.js";
+import { readSudoOptions } from "./sudo-options.js";
 import { operands } from "./targets.js";
 import type { CommandPattern } from "./types.js";
 import { linkedPaths, modifiedPaths } from "./writes.js";
@@ -29,37 +29,8 @@ export const POWER_OFF: CommandPattern = {
     (c.name === "tee" && c.args.includes("/proc/sysrq-trigger")),
 };
 
-const SUDO_LONG =
-  "askpass background bell chdir close-from chroot command-timeout edit group help host list login non-interactive other-user preserve-env preserve-groups prompt remove-timestamp reset-timestamp role set-home shell stdin type user validate version".split(
-    " ",
-  );
-const SUDO_LONG_WITH_VALUE = new Set(
-  "chdir close-from chroot command-timeout group host other-user prompt role type user".split(" "),
-);
-const SUDO_SHORT_WITH_VALUE = "ughpCDrtTU";
-
 /** sudo's options (the words after `sudo`) read a password from stdin (-S) or an askpass helper (-A). */
-export function sudoReadsPassword(args: readonly string[]): boolean {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--" || !a.startsWith("-") || a === "-") return false;
-    if (a.startsWith("--")) {
-      const eq = a.indexOf("=");
-      const full = resolveLong(a.slice(2, eq < 0 ? undefined : eq), SUDO_LONG);
-      if (full === "stdin" || full === "askpass") return true;
-      if (eq < 0 && full && SUDO_LONG_WITH_VALUE.has(full)) i += 1;
-      continue;
-    }
-    for (let j = 1; j < a.length; j++) {
-      if (a[j] === "S" || a[j] === "A") return true;
-      if (SUDO_SHORT_WITH_VALUE.includes(a[j]!)) {
-        if (j === a.length - 1) i += 1;
-        break;
-      }
-    }
-  }
-  return false;
-}
+export const sudoReadsPassword = (args: readonly string[]): boolean => readSudoOptions(args).readsPassword;
 
 /**
  * Matched against sudo itself: the screen removes wrappers such as sudo from every command, so

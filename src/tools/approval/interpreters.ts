@@ -1,7 +1,8 @@
 import { namesMetadata } from "./cloud-metadata.js";
 import { calleeName, Evaluator } from "./code-eval.js";
 import type { Lang } from "./code-lex.js";
-import { parseProgram } from "./code-parse.js";
+import { type MassDelete, massDeleteIn } from "./code-mass-delete.js";
+import { type Program, parseProgram } from "./code-parse.js";
 import type { Command } from "./commands.js";
 import { known, onModule, quote, RULES } from "./interpreter-rules.js";
 
@@ -134,12 +135,27 @@ function aliasesIn(code: string, lang: Lang): Map<string, string> {
   return out;
 }
 
-/** Shell commands equivalent to what `code` does, as far as it can be seen statically. */
-export function scriptsIn(code: string, lang: Lang, depth = 0): string[] {
+/** `code` parsed, with the evaluator that knows its variables and the names it gives modules. */
+function analyse(
+  code: string,
+  lang: Lang,
+): { program: Program; ev: Evaluator; aliases: Map<string, string> } {
   const program = parseProgram(code, lang);
   const aliases = aliasesIn(code, lang);
-  const ev = new Evaluator(program, new Set(aliases.keys()));
+  return { program, ev: new Evaluator(program, new Set(aliases.keys())), aliases };
+}
+
+/** A glob as a shell word: left unquoted where it is plain, so the screening reads it as a glob. */
+const globWord = (glob: string): string => (/^[\w@%+=:,./*?~-]+$/.test(glob) ? glob : quote(glob));
+
+/** Shell commands equivalent to what `code` does, as far as it can be seen statically. */
+export function scriptsIn(code: string, lang: Lang, depth = 0): string[] {
+  const { program, ev, aliases } = analyse(code, lang);
   const out: string[] = [];
+  // Deletes over a glob or a listing, as `rm` of that glob: `/*` is refused like the shell command.
+  const mass = massDeleteIn(program, ev, lang, code);
+  for (const glob of mass?.patterns ?? [])
+    out.push(`rm ${mass?.recursive ? "-r " : ""}-f -- ${globWord(glob)}`);
   for (const s of program.commands) {
     const text = ev.text(s);
     if (known(text)) out.push(text);
@@ -164,6 +180,22 @@ export function scriptsIn(code: string, lang: Lang, depth = 0): string[] {
       out.push(`curl ${quote(text)}`);
   }
   return [...new Set(out)].slice(0, MAX_SCRIPTS);
+}
+
+/** What an interpreter command deletes by glob or folder listing (code-mass-delete.ts). Never throws. */
+export function massDeleteOf(c: Command): MassDelete | undefined {
+  try {
+    const found = interpreterCode(c);
+    if (!found) return undefined;
+    for (const code of found.code) {
+      const { program, ev } = analyse(code, found.lang);
+      const mass = massDeleteIn(program, ev, found.lang, code);
+      if (mass) return mass;
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The shell commands an interpreter command runs, per `interpreterCode` and `scriptsIn`. Never throws. */

@@ -100,12 +100,14 @@ const GIT_GLOBAL_WITH_VALUE = new Set([
 
 /**
  * The option an abbreviated `--name` stands for among `known`, else undefined. An exact name wins;
- * a prefix needs at least 3 characters and must be unambiguous, except that a prefix of several
- * longer spellings of one option (`--forc`: force, force-with-lease) counts as the shortest.
+ * a prefix needs at least `minPrefix` characters (3 by default: short prefixes of programs whose
+ * option lists are incomplete here would misread) and must be unambiguous, except that a prefix
+ * of several longer spellings of one option (`--forc`: force, force-with-lease) counts as the
+ * shortest.
  */
-export function resolveLong(name: string, known: readonly string[]): string | undefined {
+export function resolveLong(name: string, known: readonly string[], minPrefix = 3): string | undefined {
   if (known.includes(name)) return name;
-  if (name.length < 3) return undefined;
+  if (name.length < Math.max(1, minPrefix)) return undefined;
   const candidates = known.filter((k) => k.startsWith(name));
   if (candidates.length === 0) return undefined;
   const shortest = candidates.reduce((a, b) => (b.length < a.length ? b : a));

@@ -1,4 +1,5 @@
 import type { Command } from "./commands.js";
+import { languageOf, massDeleteOf } from "./interpreters.js";
 import { abbreviationAware } from "./options.js";
 import { cleanPath } from "./protected-paths.js";
 import { SUBSTITUTION } from "./shell-parse.js";
@@ -109,6 +110,13 @@ export const FS_PATTERNS: readonly CommandPattern[] = abbreviationAware([
     class: "delete",
     programs: ["python", "python2", "python3", "node", "perl", "ruby", "deno", "bun"],
     test: /(?:rmtree|rmSync|rm_rf|remove_dir_all|rmdirSync)\s*\(\s*(?:['"](?:\/|~)|os\.path\.expanduser|Path\.home|os\.environ|os\.homedir|process\.env\.HOME|ENV\[)/,
+  },
+  {
+    key: "interpreter_mass_delete",
+    description:
+      "a script deleting every file a glob or a folder listing returns (unlink glob, os.remove over glob.glob, rmSync over readdirSync, FileUtils.rm_rf Dir[...])",
+    class: "delete",
+    test: (c) => languageOf(c.name) !== undefined && massDeleteOf(c) !== undefined,
   },
   {
     key: "truncate_system_file",

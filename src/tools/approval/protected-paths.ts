@@ -9,8 +9,8 @@ import { normPath, systemDirOf } from "./targets.js";
  * them: `~/...` for the home, `$HERMES_HOME/...` for the real HERMES_HOME.
  */
 
-/** A home folder as it appears in a command. */
-const HOME = String.raw`(?:~[a-z_][\w-]*|~|\$HOME|/root|/var/root|/home/[^/]+|/Users/[^/]+)`;
+/** A home folder as it appears in a command (a regular-expression source). */
+export const HOME = String.raw`(?:~[a-z_][\w-]*|~|\$HOME|/root|/var/root|/home/[^/]+|/Users/[^/]+)`;
 
 const HERMES = new RegExp(String.raw`^(?:\$HERMES_HOME|${HOME}/\.hermes)(?:/|$)`);
 
@@ -130,7 +130,7 @@ const isRelative = (w: string): boolean =>
  * HERMES_HOME becomes `$HERMES_HOME`, and relative paths are anchored to a working directory
  * where they name protected things: everything in HERMES_HOME or ~/.ssh, dotfiles and `*` in the
  * home (`.bashrc` there is `~/.bashrc`), system folders and `*` at `/`. `key=value` words
- * (`of=...`, `--output=...`) have their value rewritten too.
+ * (`of=...`, `--output=...`) and file references (`@file`, `name=@file`) have their path rewritten too.
  */
 export function protectPaths(
   opts: PathOptions,
@@ -157,7 +157,8 @@ export function protectPaths(
     return anchor(w);
   };
   return (word) => {
-    const kv = /^(of=|--[a-z][\w-]*=)(.+)$/.exec(word);
+    // `of=PATH`, `--opt=PATH`, and curl's file references `@PATH`, `name=@PATH`, `name=<PATH`.
+    const kv = /^(of=|--[a-z][\w-]*=|@|[\w.-]+=[@<])(.+)$/.exec(word);
     return kv ? `${kv[1]}${one(kv[2]!)}` : one(word);
   };
 }

@@ -105,16 +105,17 @@ export const REGENERABLE_FILES: ReadonlySet<string> = new Set([
 const BLOCK_DEVICE =
   /^\/dev\/(?:sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(?:p\d+)?|mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|mapper\/\S+|disk\/\S+|disk\d+(?:s\d+)?|rdisk\d+|loop\d+)$/;
 
-/** `/`, `//`, `/.`, `/*`. */
-export const ROOT_TARGET = /^\/+(?:\.?\/*|\*)$/;
+/** `/`, `//`, `/.`, `/*`, `/.*` (the hidden top-level folders, and `/.` and `/..` in older shells). */
+export const ROOT_TARGET = /^\/+(?:\.?\/*|\.?\*)$/;
 /** `~`, `~/`, `~/*`, `$HOME`, `$HOME/`, `$HOME/*`, `~root`. */
 export const HOME_TARGET = /^(?:~[a-z_][a-z0-9_-]*|~|\$HOME)(?:\/+\.?|\/\*|\/\.\*)?$/;
 
 export const isBlockDevice = (p: string): boolean => BLOCK_DEVICE.test(p.replace(/\/+$/, ""));
 
-/** Collapses `//` and a trailing `/` (`/etc/` → `/etc`); keeps a lone `/`. */
+/** Collapses `//`, `/.` and a trailing `/` (`/etc/` → `/etc`); keeps a lone `/` (`/.` and `/./.` are `/`). */
 export function normPath(p: string): string {
   const collapsed = p.replace(/\/{2,}/g, "/").replace(/\/\.(?=\/|$)/g, "");
+  if (collapsed === "" && p.startsWith("/")) return "/";
   return collapsed.length > 1 ? collapsed.replace(/\/+$/, "") : collapsed;
 }
 

@@ -23,7 +23,8 @@ export type PatternClass =
   | "publish"
   | "history"
   | "packages"
-  | "security";
+  | "security"
+  | "exfiltration";
 
 export interface CommandPattern {
   /** Stable id: what session approvals and `command_allowlist` store. */

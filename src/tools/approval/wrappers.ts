@@ -5,11 +5,10 @@
  */
 
 import { SUBSTITUTION } from "./shell-parse.js";
+import { readSudoOptions } from "./sudo-options.js";
 
 export const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"]);
 
-/** sudo/doas options that take a value. */
-const SUDO_VALUE_OPTS = new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-T", "-U"]);
 const XARGS_VALUE_OPTS = new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a"]);
 const KEYWORDS = new Set(["then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
@@ -40,7 +39,7 @@ export function stripWrappers(input: readonly string[]): { words: string[]; wrap
     let i = -1;
     if (KEYWORDS.has(w0) || ASSIGNMENT.test(w0)) i = 1;
     else if (name === "sudo" || name === "doas" || name === "pkexec" || name === "run0")
-      i = skipOptions(words, 1, SUDO_VALUE_OPTS);
+      i = 1 + readSudoOptions(words.slice(1)).end;
     else if (name === "env") {
       i = 1;
       while (i < words.length) {

@@ -12,10 +12,10 @@ import { findDeletes, findStartPaths, operands, optionValue } from "./targets.js
 const set = (s: string): ReadonlySet<string> => new Set(s.split(" "));
 
 const COPY_VALUES = set("-t -S --suffix --target-directory -m --mode -o --owner -g --group");
-const RSYNC_VALUES = set(
+export const RSYNC_VALUES = set(
   "-e --rsh -f --filter --exclude --include --files-from --exclude-from --include-from --backup-dir --partial-dir -T --temp-dir --log-file --password-file --chmod --chown -B --block-size --port --timeout --bwlimit",
 );
-const SCP_VALUES = set("-i -P -o -F -c -l -J -S -D -X");
+export const SCP_VALUES = set("-i -P -o -F -c -l -J -S -D -X");
 const VIM_VALUES = set("-c --cmd -S -u -U -i -T -w -W -t -q -r");
 const EMACS_VALUES = set("--eval -l --load -f --funcall --insert -L --directory -t --chdir");
 const AWK_VALUES = set(
@@ -40,7 +40,8 @@ const EDITORS = /^(?:vi|vim|nvim|gvim|ex|ed|red|emacs|nano|pico|micro|joe|mcedit
 const DELETERS = /^(?:rm|unlink|shred|rmdir|srm)$/;
 
 const basename = (p: string): string => p.replace(/\/+$/, "").split("/").pop() ?? p;
-const isRemote = (p: string): boolean => /^[^/]*:/.test(p) && !p.startsWith("/");
+/** `host:path`, `user@host:`, `rsync://...`: a copy's end on another machine. */
+export const isRemote = (p: string): boolean => /^[^/]*:/.test(p) && !p.startsWith("/");
 
 /** Destination and sources of a copy-like command; a destination folder also gets each source's name. */
 function copied(c: Command, values: ReadonlySet<string>): string[] {
@@ -88,7 +89,11 @@ function sedFiles(args: readonly string[]): string[] | undefined {
     } else files.push(a);
   }
   if (!inPlace) return undefined;
-  return script ? files : files.slice(1);
+  if (script) return files;
+  // `sed -i PATH` alone: sed reads PATH as its script and fails, but the command was written to
+  // edit PATH; judged as that edit, so it asks like one.
+  if (files.length === 1 && /^(?:[/~$]|\.{1,2}\/)/.test(files[0]!)) return files;
+  return files.slice(1);
 }
 
 /**
@@ -209,8 +214,13 @@ function programWrites(c: Command): string[] {
     case "bsdtar": {
       const mode = tarMode(a);
       if (mode === "extract") return [optionValue(a, "-C", "directory")].filter((x) => x !== undefined);
-      if (mode === "create")
-        return [clusterValue(a, "f"), optionValue(a, undefined, "file")].filter((x) => x !== undefined);
+      if (mode === "create") {
+        // Old-style `tar czf OUT ...`: the first word is the option cluster, its values follow it.
+        const oldStyle = a[0] !== undefined && !a[0].startsWith("-") && a[0].includes("f") ? a[1] : undefined;
+        return [clusterValue(a, "f"), optionValue(a, undefined, "file"), oldStyle].filter(
+          (x) => x !== undefined,
+        );
+      }
       return [];
     }
     case "unzip":
