@@ -15,6 +15,7 @@ import { sanitizeName } from "./names.js";
 import { mapCallResult, mcpError } from "./results.js";
 import { loadSdk } from "./sdk.js";
 import type { StdioServerTransport } from "./stdio-transport.js";
+import { type CheckedTools, checkTools, type RejectedTool } from "./tool-check.js";
 
 export interface ServerTool {
   name: string;
@@ -65,6 +66,8 @@ const MAX_LIST_PAGES = 100;
 export class McpConnection {
   state: ConnectionState = { kind: "connecting", attempt: 0 };
   tools: readonly ServerTool[] = [];
+  /** Tools of the server's last list that were left out, and why. */
+  rejected: readonly RejectedTool[] = [];
   capabilities = { resources: false, prompts: false };
   private client: Client | undefined;
   private transport: Transport | undefined;
@@ -265,7 +268,11 @@ export class McpConnection {
       await Promise.race([client.connect(transport, { timeout: timeoutMs }), timeout]);
       const caps = client.getServerCapabilities() ?? {};
       this.capabilities = { resources: caps.resources !== undefined, prompts: caps.prompts !== undefined };
-      this.tools = caps.tools ? await Promise.race([this.listTools(client, timeoutMs), timeout]) : [];
+      const listed = caps.tools
+        ? await Promise.race([this.listTools(client, timeoutMs), timeout])
+        : undefined;
+      this.tools = listed?.tools ?? [];
+      this.rejected = listed?.rejected ?? [];
     } catch (err) {
       this.pending = undefined;
       client.onclose = undefined;
@@ -325,29 +332,39 @@ export class McpConnection {
     }
     if (client !== this.client) return;
     try {
-      this.tools = await this.listTools(client, this.config.connectTimeoutMs);
-      if (client === this.client) this.opts.onTools?.(this.tools);
+      const listed = await this.listTools(client, this.config.connectTimeoutMs);
+      if (client !== this.client) return;
+      this.tools = listed.tools;
+      this.rejected = listed.rejected;
+      this.opts.onTools?.(this.tools);
     } catch {
       // The next list_changed or reconnection lists again.
     }
   }
 
-  /** Every tool of the server, page by page. */
-  private async listTools(client: Client, timeoutMs: number): Promise<ServerTool[]> {
+  /**
+   * Every tool of the server, page by page, each checked on its own (see tool-check.ts). The pages
+   * are read as they come rather than through the SDK's `listTools`, so one malformed tool does not
+   * cost the others; the SDK therefore does not check call results against output schemas either
+   * (the model reads what the tool returned).
+   */
+  private async listTools(client: Client, timeoutMs: number): Promise<CheckedTools> {
     this.toolListings += 1;
-    const tools: ServerTool[] = [];
+    const { PaginatedResultSchema } = await loadSdk();
+    const raw: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
-      for (const t of r.tools)
-        tools.push({
-          name: t.name,
-          description: t.description,
-          inputSchema: t.inputSchema as Record<string, unknown>,
-        });
+      const r = await client.request(
+        { method: "tools/list", ...(cursor ? { params: { cursor } } : {}) },
+        PaginatedResultSchema,
+        { timeout: timeoutMs },
+      );
+      const tools = (r as { tools?: unknown }).tools;
+      if (!Array.isArray(tools)) throw new Error("the server's tools/list answer has no list of tools");
+      raw.push(...tools);
       cursor = r.nextCursor;
       if (!cursor) break;
     }
-    return tools;
+    return checkTools(raw);
   }
 }

@@ -9,8 +9,8 @@ import { mark } from "../core/timing.js";
 import type { HermesToolRegistry } from "../tools/context.js";
 import type { McpServerConfig } from "./config.js";
 import { type ConnectionOptions, type ConnectionState, McpConnection } from "./connection.js";
-import { mcpToolset } from "./names.js";
-import { desiredRegistrations, removeRegistrations, syncRegistrations } from "./register.js";
+import { mcpToolsets } from "./names.js";
+import { planRegistrations, removeRegistrations, syncRegistrations } from "./register.js";
 
 export type McpStatusEvent =
   /** `late`: after the first request stopped waiting; `reconnected`: after the server had died. */
@@ -18,7 +18,10 @@ export type McpStatusEvent =
   | { kind: "tools_changed"; server: string; added: string[]; removed: string[] }
   | { kind: "disconnected"; server: string; reason: string }
   | { kind: "failed"; server: string; reason: string }
-  | { kind: "skipped_tool"; server: string; message: string };
+  /** A tool left out: its name is a built-in's, or the server sent it malformed. */
+  | { kind: "skipped_tool"; server: string; message: string }
+  /** A tool registered under a marked name because another tool has its plain one. */
+  | { kind: "renamed_tool"; server: string; message: string };
 
 export interface McpServerStatus {
   name: string;
@@ -48,7 +51,11 @@ export interface ReloadOutcome {
 
 interface Entry {
   conn: McpConnection;
+  /** `mcp-<server>`, marked when another server's name sanitizes alike. */
+  toolset: string;
   names: Set<string>;
+  /** The registry name of each of the server's tools, as last synced. */
+  assigned: Map<string, string>;
   connected: boolean;
   everConnected: boolean;
   first: Promise<void>;
@@ -62,8 +69,11 @@ export class McpManager {
   private waiting: Promise<void> | undefined;
   private windowClosed = false;
   private closed = false;
+  private toolsets: Map<string, string>;
 
-  constructor(private readonly opts: McpManagerOptions) {}
+  constructor(private readonly opts: McpManagerOptions) {
+    this.toolsets = mcpToolsets(opts.servers.map((s) => s.name));
+  }
 
   /** Starts every server (idempotent); returns at once. */
   start(): void {
@@ -111,13 +121,17 @@ export class McpManager {
   async reload(servers: readonly McpServerConfig[]): Promise<ReloadOutcome> {
     const outcome: ReloadOutcome = { added: [], removed: [], restarted: [] };
     const next = new Map(servers.map((s) => [s.name, s]));
+    const toolsets = mcpToolsets(servers.map((s) => s.name));
     for (const [name, entry] of this.entries) {
       const wanted = next.get(name);
-      if (wanted && JSON.stringify(wanted) === JSON.stringify(entry.conn.config)) continue;
+      const same = wanted && JSON.stringify(wanted) === JSON.stringify(entry.conn.config);
+      // A server whose toolset a new server's name changed is restarted under the new one.
+      if (same && toolsets.get(name) === entry.toolset) continue;
       await this.remove(name);
       if (wanted) outcome.restarted.push(name);
       else outcome.removed.push(name);
     }
+    this.toolsets = toolsets;
     for (const config of servers) {
       if (this.entries.has(config.name)) continue;
       this.add(config);
@@ -160,7 +174,9 @@ export class McpManager {
         onState: (state) => this.onState(entry, state),
         onTools: () => this.sync(entry),
       }),
+      toolset: this.toolsets.get(config.name) ?? mcpToolsets([config.name]).get(config.name)!,
       names: new Set(),
+      assigned: new Map(),
       connected: false,
       everConnected: false,
       first: Promise.resolve(),
@@ -175,11 +191,14 @@ export class McpManager {
     if (!entry) return;
     this.entries.delete(name);
     await entry.conn.close();
-    removeRegistrations(this.opts.registry, mcpToolset(name), entry.names);
+    removeRegistrations(this.opts.registry, entry.toolset, entry.names);
   }
 
   private emit(event: McpStatusEvent): void {
-    const level = event.kind === "failed" || event.kind === "disconnected" ? "warn" : "info";
+    const level =
+      event.kind === "failed" || event.kind === "disconnected" || event.kind === "skipped_tool"
+        ? "warn"
+        : "info";
     this.opts.logger?.log(level, `mcp ${event.kind}`, { ...event });
     try {
       this.opts.onStatus?.(event);
@@ -188,15 +207,37 @@ export class McpManager {
     }
   }
 
+  /** Who other than `entry` holds a registry name: another server's tool. */
+  private holderOf(entry: Entry, name: string): string | undefined {
+    for (const other of this.entries.values())
+      if (other !== entry && other.names.has(name)) return `a tool of the MCP server '${other.conn.name}'`;
+    return undefined;
+  }
+
   private sync(entry: Entry): void {
     if (this.closed || this.entries.get(entry.conn.name) !== entry) return;
-    const toolset = mcpToolset(entry.conn.name);
-    const out = syncRegistrations(this.opts.registry, toolset, entry.names, desiredRegistrations(entry.conn));
+    const server = entry.conn.name;
+    const plan = planRegistrations(entry.conn, {
+      toolset: entry.toolset,
+      takenBy: (name) => this.holderOf(entry, name),
+      previous: entry.assigned,
+    });
+    const out = syncRegistrations(this.opts.registry, entry.toolset, entry.names, plan.registrations);
     entry.names = out.names;
-    for (const message of out.skipped) {
-      if (entry.warned.has(message)) continue;
-      entry.warned.add(message);
-      this.emit({ kind: "skipped_tool", server: entry.conn.name, message });
+    entry.assigned = plan.names;
+    const notes: Array<Extract<McpStatusEvent, { message: string }>> = [
+      ...entry.conn.rejected.map((r) => ({
+        kind: "skipped_tool" as const,
+        server,
+        message: `tool '${r.name}': ${r.reason}`,
+      })),
+      ...out.skipped.map((message) => ({ kind: "skipped_tool" as const, server, message })),
+      ...plan.renamed.map((message) => ({ kind: "renamed_tool" as const, server, message })),
+    ];
+    for (const note of notes) {
+      if (entry.warned.has(note.message)) continue;
+      entry.warned.add(note.message);
+      this.emit(note);
     }
     if (!entry.connected) {
       entry.connected = true;
@@ -221,7 +262,7 @@ export class McpManager {
       this.emit({ kind: "disconnected", server, reason: state.reason });
     } else if (state.kind === "failed") {
       entry.connected = false;
-      removeRegistrations(this.opts.registry, mcpToolset(server), entry.names);
+      removeRegistrations(this.opts.registry, entry.toolset, entry.names);
       entry.names.clear();
       this.emit({ kind: "failed", server, reason: state.reason });
     }

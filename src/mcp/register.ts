@@ -1,8 +1,9 @@
 /**
  * A server's tools in the registry: `mcp_<server>_<tool>` in toolset `mcp-<server>`, plus the
- * resource and prompt utilities when the server offers them. Re-syncing after a list change
- * touches only what changed, so an unchanged list never moves the registry's generation (and
- * never costs a session its prompt cache).
+ * resource and prompt utilities when the server offers them. Two tools whose names sanitize alike
+ * (`a.b` and `a_b`, or tools of two servers) both stay: all but one get a mark of their server and
+ * own name. Re-syncing after a list change touches only what changed, so an unchanged list never
+ * moves the registry's generation (and never costs a session its prompt cache).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -10,7 +11,7 @@ import type { HermesToolRegistry, ToolContext } from "../tools/context.js";
 import type { ToolRegistration } from "../tools/registry.js";
 import type { ToolResult } from "../tools/result.js";
 import type { McpConnection, ServerTool } from "./connection.js";
-import { mcpToolName, mcpToolset, toolAllowed } from "./names.js";
+import { claimOrder, markedToolName, mcpToolName, mcpToolset, toolAllowed } from "./names.js";
 import { contentBlocks, type McpContent, type McpResourceContents, resourceBlocks } from "./results.js";
 
 type Registration = ToolRegistration<ToolContext>;
@@ -28,12 +29,17 @@ export function normalizeSchema(schema: Record<string, unknown> | undefined): Re
   return { type: "object", ...rest, properties: (rest.properties as Record<string, unknown>) ?? {} };
 }
 
-function toolRegistration(conn: McpConnection, tool: ServerTool): Registration {
+function toolRegistration(
+  conn: McpConnection,
+  tool: ServerTool,
+  name: string,
+  toolset: string,
+): Registration {
   const server = conn.config.name;
   const description = tool.description?.trim() || `Tool '${tool.name}' of the MCP server '${server}'.`;
   return {
-    name: mcpToolName(server, tool.name),
-    toolset: mcpToolset(server),
+    name,
+    toolset,
     schema: { description, parameters: normalizeSchema(tool.inputSchema) },
     handler: (args, ctx) => conn.callTool(tool.name, args, ctx.signal),
     emoji: "🔌",
@@ -43,21 +49,28 @@ function toolRegistration(conn: McpConnection, tool: ServerTool): Registration {
 
 const cursorParam = { cursor: { type: "string", description: "nextCursor of the previous page." } };
 
-function utilityRegistrations(conn: McpConnection): Registration[] {
+function utilityRegistrations(
+  conn: McpConnection,
+  toolset: string,
+  takenBy: (name: string) => string | undefined,
+): Registration[] {
   const server = conn.config.name;
   const reg = (
     tool: string,
     description: string,
     parameters: Record<string, unknown>,
     handler: Registration["handler"],
-  ): Registration => ({
-    name: mcpToolName(server, tool),
-    toolset: mcpToolset(server),
-    schema: { description, parameters },
-    handler,
-    emoji: "🔌",
-    parallelSafe: true,
-  });
+  ): Registration => {
+    const base = mcpToolName(server, tool);
+    return {
+      name: takenBy(base) ? markedToolName(base, server, tool) : base,
+      toolset,
+      schema: { description, parameters },
+      handler,
+      emoji: "🔌",
+      parallelSafe: true,
+    };
+  };
   const out: Registration[] = [];
   /** A paged list tool: each page's items cut to what the model needs, and the next cursor. */
   const listing = <T>(
@@ -161,14 +174,63 @@ function utilityRegistrations(conn: McpConnection): Registration[] {
   return out;
 }
 
-/** What the registry should hold for a connection now. */
-export function desiredRegistrations(conn: McpConnection): Registration[] {
+export interface PlanOptions {
+  /** The server's toolset (default `mcp-<server>`). */
+  toolset?: string;
+  /** Who else holds a registry name (another server's tool), or undefined when nobody does. */
+  takenBy?: (name: string) => string | undefined;
+  /** The names the server's tools had before: a tool keeps its name while nobody else holds it. */
+  previous?: ReadonlyMap<string, string>;
+}
+
+export interface RegistrationPlan {
+  registrations: Registration[];
+  /** Registry name of each tool (by the server's own name for it). */
+  names: Map<string, string>;
+  /** One note per tool that got a marked name, saying why. */
+  renamed: string[];
+}
+
+/** What the registry should hold for a connection now, and which tools got marked names. */
+export function planRegistrations(conn: McpConnection, o: PlanOptions = {}): RegistrationPlan {
+  const server = conn.config.name;
+  const toolset = o.toolset ?? mcpToolset(server);
+  const takenBy = o.takenBy ?? (() => undefined);
   const { include, exclude } = conn.config;
-  const tools = conn.tools
-    .filter((t) => toolAllowed(t.name, include, exclude))
-    .map((t) => toolRegistration(conn, t));
+  const allowed = conn.tools.filter((t) => toolAllowed(t.name, include, exclude));
+  const groups = new Map<string, string[]>();
+  for (const t of allowed) {
+    const base = mcpToolName(server, t.name);
+    groups.set(base, [...(groups.get(base) ?? []), t.name]);
+  }
+  const names = new Map<string, string>();
+  const renamed: string[] = [];
+  const used = new Set<string>();
+  for (const [base, members] of groups) {
+    const order = claimOrder(members);
+    for (const [i, tool] of order.entries()) {
+      const holder = takenBy(base);
+      // A marked name stays while nobody else holds it: a session's tool list does not shift
+      // because another server went away.
+      const kept = o.previous?.get(tool);
+      const keep = kept !== undefined && kept !== base && !used.has(kept) && !takenBy(kept);
+      const name = keep ? kept : i === 0 && !holder ? base : markedToolName(base, server, tool);
+      used.add(name);
+      names.set(tool, name);
+      if (name === base || keep) continue;
+      const why = holder ?? `also the name of its tool '${order[0]}'`;
+      renamed.push(`tool '${tool}' is registered as '${name}' ('${base}' is ${why})`);
+    }
+  }
+  const tools = allowed.map((t) => toolRegistration(conn, t, names.get(t.name)!, toolset));
   const taken = new Set(tools.map((t) => t.name));
-  return [...tools, ...utilityRegistrations(conn).filter((u) => !taken.has(u.name))];
+  const utilities = utilityRegistrations(conn, toolset, takenBy).filter((u) => !taken.has(u.name));
+  return { registrations: [...tools, ...utilities], names, renamed };
+}
+
+/** What the registry should hold for a connection on its own (as `hermes mcp test` shows it). */
+export function desiredRegistrations(conn: McpConnection): Registration[] {
+  return planRegistrations(conn).registrations;
 }
 
 const sameSchema = (a: Registration["schema"], b: Registration["schema"]): boolean =>

@@ -5,6 +5,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { PaginatedResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { mark } from "../core/timing.js";
 import type { StdioServerTransport } from "./stdio-transport.js";
 
@@ -13,6 +14,8 @@ export interface McpSdk {
   StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   SSEClientTransport: typeof SSEClientTransport;
   StdioServerTransport: typeof StdioServerTransport;
+  /** A page of a list, its items left unchecked (tool lists are checked tool by tool). */
+  PaginatedResultSchema: typeof PaginatedResultSchema;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -23,13 +26,15 @@ export function loadSdk(): Promise<McpSdk> {
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
     import("./stdio-transport.js"),
-  ]).then(([client, http, sse, stdio]) => {
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, http, sse, stdio, types]) => {
     mark("mcp sdk loaded");
     return {
       Client: client.Client,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
       SSEClientTransport: sse.SSEClientTransport,
       StdioServerTransport: stdio.StdioServerTransport,
+      PaginatedResultSchema: types.PaginatedResultSchema,
     };
   });
   return loading;

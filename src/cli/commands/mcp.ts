@@ -197,7 +197,7 @@ export async function mcpTest(name: string): Promise<number> {
     process.stderr.write(`${describeFatal(e)}\n`);
     return 1;
   }
-  const [{ McpConnection }, { desiredRegistrations }] = await Promise.all([
+  const [{ McpConnection }, { planRegistrations }] = await Promise.all([
     import("../../mcp/connection.js"),
     import("../../mcp/register.js"),
   ]);
@@ -220,7 +220,8 @@ export async function mcpTest(name: string): Promise<number> {
       return 1;
     }
     const ms = Math.round(performance.now() - started);
-    const defs = desiredRegistrations(conn).map((r) => ({
+    const plan = planRegistrations(conn);
+    const defs = plan.registrations.map((r) => ({
       name: r.name,
       bytes: Buffer.byteLength(
         JSON.stringify({
@@ -229,7 +230,10 @@ export async function mcpTest(name: string): Promise<number> {
         }),
       ),
     }));
-    out(`Connected to MCP server '${name}' (${server.transport}) in ${ms} ms: ${conn.tools.length} tools.`);
+    const leftOut = conn.rejected.length ? ` (${conn.rejected.length} left out, see below)` : "";
+    out(
+      `Connected to MCP server '${name}' (${server.transport}) in ${ms} ms: ${conn.tools.length} tools${leftOut}.`,
+    );
     const width = Math.max(4, ...defs.map((d) => d.name.length));
     out(`${"TOOL".padEnd(width)}  ${"BYTES".padStart(7)}  ${"~TOKENS".padStart(7)}`);
     for (const d of defs)
@@ -238,6 +242,9 @@ export async function mcpTest(name: string): Promise<number> {
       );
     const total = defs.reduce((sum, d) => sum + d.bytes, 0);
     out(`${"total".padEnd(width)}  ${String(total).padStart(7)}  ${String(approxTokens(total)).padStart(7)}`);
+    // One line per tool the agent will not get, and per tool it gets under another name.
+    for (const r of conn.rejected) out(`Left out tool '${r.name}': ${r.reason}.`);
+    for (const note of plan.renamed) out(`Renamed: ${note}.`);
     return 0;
   } finally {
     process.off("SIGINT", stop);
