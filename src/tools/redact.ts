@@ -4,7 +4,13 @@ import { parseEnv } from "node:util";
 import { isCredentialName } from "./environments/shell-state.js";
 import { ASSIGNMENT_PASSES } from "./redact-assignments.js";
 import { isSecretValue, marker, markerName, secretKeyKind } from "./redact-keys.js";
-import { redactAuthorizationValue, SHAPE_PASSES } from "./redact-shapes.js";
+import {
+  isShortProviderKey,
+  KEY_NAME,
+  redactAuthorizationValue,
+  SHAPE_PASSES,
+  shortProviderKeys,
+} from "./redact-shapes.js";
 
 /**
  * Secret redaction for everything a tool returns, applied once by the agent's tool runner before a
@@ -85,7 +91,7 @@ function dotenvSecrets(text: string): Secret[] {
   }
 }
 
-const PASSES = [...SHAPE_PASSES, ...ASSIGNMENT_PASSES];
+const PASSES = [...SHAPE_PASSES, ...ASSIGNMENT_PASSES, shortProviderKeys];
 /** No secret pattern fits in fewer characters than this (known values are at least 8). */
 const MIN_SCANNED = 8;
 
@@ -132,7 +138,10 @@ function member(key: string, value: unknown): string | undefined {
   if (typeof value === "string" && /^(?:proxy-)?authorization$/i.test(key))
     return redactAuthorizationValue(value);
   const kind = secretKeyKind(key);
-  if (!kind) return undefined;
+  if (!kind)
+    return typeof value === "string" && KEY_NAME.test(key) && isShortProviderKey(value)
+      ? marker("openai_key")
+      : undefined;
   const hide = isSecretValue(String(value), kind, typeof value === "string", "data");
   return hide ? marker(markerName(key)) : undefined;
 }

@@ -72,12 +72,26 @@ describe("JWTs and Telegram bot tokens", () => {
     expect(redact(`token 1234567890:${secret} set`)).toBe("token 1234567890:[REDACTED:telegram_token] set");
   });
 
-  it("leaves base64 data, `timestamp:digest` pairs and Discord mentions alone", () => {
+  it("hides one part of a JWT standing alone: a header, claims, a token cut at its first dot", () => {
+    expect(redact(`token ${header} alone`)).toBe("token [REDACTED:jwt] alone");
+    expect(redact("eyJhbGciOiJIUzI1NiJ9 alone is only a header")).toBe(
+      "[REDACTED:jwt] alone is only a header",
+    );
+    expect(redact(`claims=${payload}`)).toBe("claims=[REDACTED:jwt]");
+    expect(redact(`"${header}."`)).toBe('"[REDACTED:jwt]."');
+  });
+
+  it("leaves base64 data, base64 JSON that is no JWT, `timestamp:digest` pairs and Discord mentions alone", () => {
+    // {"version":3,"sources":["a.ts"]} and {"apiVersion":"v1"}: base64 JSON, but no JWT field first.
+    const sourceMap = Buffer.from('{"version":3,"sources":["a.ts"]}').toString("base64url");
+    const manifest = Buffer.from('{"apiVersion":"v1","kind":"Secret"}').toString("base64");
     expectUnchanged([
       '{"image": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"}',
       "1700000000:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c",
       "Hello <@222589316709220353>",
-      "eyJhbGciOiJIUzI1NiJ9 alone is only a header",
+      `//# sourceMappingURL=data:application/json;base64,${sourceMap}`,
+      `data: ${manifest}`,
+      "eyJ is the base64 form of a JSON object's opening",
     ]);
   });
 });
@@ -183,6 +197,71 @@ describe("credentials inside URLs", () => {
       "docker run -u 1000:1000 img",
       "git push -u origin main",
       "curl -u $USER:$PASS https://x",
+    ]);
+  });
+});
+
+describe("keys that need a second look at their shape or their place", () => {
+  it("hides Google keys, also cut short or run on", () => {
+    const key = t("AIza", "SyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI");
+    expect(redact(`GOOGLE=${key}`)).toBe("GOOGLE=[REDACTED:google_api_key]");
+    expect(redact(`key ${key.slice(0, -2)} cut`)).toBe("key [REDACTED:google_api_key] cut");
+    expect(redact(`${key}_x9`)).toBe("[REDACTED:google_api_key]");
+    expect(redact(`maps/api/js?key=${key}&callback=init`)).toBe(
+      "maps/api/js?key=[REDACTED:google_api_key]&callback=init",
+    );
+  });
+
+  it("hides Notion tokens and ElevenLabs keys of every length they come in", () => {
+    expect(redact(`notion ${t("ntn_", "2023169985abC5moVwLD")} set`)).toBe(
+      "notion [REDACTED:notion_token] set",
+    );
+    expect(redact(`xi ${t("sk_", "abc123def456ghi789jklmnopqrstu")} used`)).toBe(
+      "xi [REDACTED:elevenlabs_key] used",
+    );
+    expect(redact(t("sk_", "3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e"))).toBe(
+      "[REDACTED:elevenlabs_key]",
+    );
+  });
+
+  it("hides a short sk- key after a name that says key, and names the key where the name says more", () => {
+    const short = t("sk-", "abc123def456");
+    expect(redact(`key=${short}`)).toBe("key=[REDACTED:openai_key]");
+    expect(redact(`--key ${short} --model x`)).toBe("--key [REDACTED:openai_key] --model x");
+    expect(redact(`{"key": "${short}"}`)).toBe('{"key": "[REDACTED:openai_key]"}');
+    expect(redact(JSON.stringify({ output: "ok", key: short }))).toBe(
+      '{"output":"ok","key":"[REDACTED:openai_key]"}',
+    );
+    expect(redact(`OPENAI_KEY=${short}`)).toBe("OPENAI_KEY=[REDACTED:OPENAI_KEY]");
+  });
+
+  it("hides a literal Bearer token inside an f-string, and keeps the interpolated ones", () => {
+    expect(redact(`headers = {"Authorization": f"Bearer ${t("sk-", "abc123def456")}"}`)).toBe(
+      'headers = {"Authorization": f"Bearer [REDACTED:bearer_token]"}',
+    );
+    expect(redact(`auth = f"Bearer ${t("abc123", "def456")}"`)).toBe(
+      'auth = f"Bearer [REDACTED:bearer_token]"',
+    );
+    expect(redact(`requests.get(u, headers={'Authorization': f'Bearer ${t("ab12", "cd34ef56")}'})`)).toBe(
+      "requests.get(u, headers={'Authorization': f'Bearer [REDACTED:bearer_token]'})",
+    );
+    expectUnchanged([
+      'headers = {"Authorization": f"Bearer {token}"}',
+      "f\"Bearer {os.environ['TOKEN']}\"",
+      'msg = f"Bearer tokens are sent in the Authorization header"',
+    ]);
+  });
+
+  it("keeps words, hashes, ids and short prefixes that only look like keys", () => {
+    expectUnchanged([
+      "commit 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a (HEAD -> main)",
+      "uuid 550e8400-e29b-41d4-a716-446655440000",
+      "the sk_example_identifier_name_here_for_docs constant",
+      "ntn_short and ntn_internal_notes",
+      "sk-learn is a library; task-sk-abc123def456 is an id",
+      "ask-me-anything-0123456789",
+      "see key=value pairs like color=sk-blue",
+      "AIzawesome",
     ]);
   });
 });
