@@ -6,73 +6,19 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { type DeliveryLedger, gatewayLedger } from "../../src/gateway/ledger.js";
-import { platformSettings } from "../../src/gateway/platforms/index.js";
-import { createTelegramAdapter } from "../../src/gateway/platforms/telegram/adapter.js";
-import { GatewayRunner } from "../../src/gateway/runner.js";
-import {
-  scriptPerRequest,
-  type TestRuntime,
-  terminal,
-  text,
-  toolResultOf,
-  useRuntime,
-} from "../runtime/support.js";
+import { describe, expect, it } from "vitest";
+import { scriptPerRequest, type TestRuntime, terminal, text, toolResultOf } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
 import type { RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
-import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
+import type { FakeTelegram } from "../support/fake-telegram.js";
 import { isAlive } from "../tools/helpers.js";
+import { useTelegramGateway } from "./support/telegram-gateway.js";
 
 const ALICE = 42;
 const BOB = 43;
 
-interface TelegramGateway {
-  t: TestRuntime;
-  tg: FakeTelegram;
-  runner: GatewayRunner;
-  ledger: DeliveryLedger;
-}
-
-const h = useRuntime();
-let current: TelegramGateway | undefined;
-// Registered after useRuntime's hooks, so it runs first: the runner drains before the runtime goes.
-afterEach(async () => {
-  if (!current) return;
-  await current.runner.drain(2_000);
-  await current.tg.close();
-  current = undefined;
-});
-
-async function startGateway(extraYaml = ""): Promise<TelegramGateway> {
-  const tg = await startFakeTelegram();
-  const yaml = `streaming:\n  edit_interval: 0.05\n  buffer_threshold: 1\nplatforms:\n  telegram:\n    api_root: ${tg.apiRoot}\n${extraYaml}`;
-  const t = h.start(yaml, { platform: "gateway" });
-  const adapter = await createTelegramAdapter({
-    settings: platformSettings(t.runtime.config, "telegram"),
-    env: { TELEGRAM_BOT_TOKEN: tg.token },
-    downloadDir: join(t.runtime.paths.cache, "telegram"),
-    maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
-    log: () => undefined,
-  });
-  const ledger = gatewayLedger(t.runtime.sessions!);
-  const auth = new GatewayAuth({
-    home: t.box.home,
-    config: t.runtime.config,
-    env: { TELEGRAM_ALLOWED_USERS: `${ALICE},${BOB}` },
-  });
-  const runner = new GatewayRunner({
-    runtime: t.runtime,
-    adapters: [adapter],
-    ledger,
-    auth,
-    workDir: t.box.work,
-  });
-  await runner.start();
-  current = { t, tg, runner, ledger };
-  return current;
-}
+const gw = useTelegramGateway();
+const startGateway = (yaml = "") => gw.start({ allowed: `${ALICE},${BOB}`, yaml });
 
 /** Sends `message` as `user` (in their DM) and waits until the bot's answer `reply` shows there. */
 async function say(tg: FakeTelegram, user: number, message: string, reply: string): Promise<void> {
@@ -114,8 +60,8 @@ const userFolder = (t: TestRuntime, id: number): string => join(t.box.home, "use
 
 describe("several people on one gateway", () => {
   it("keeps each user's folder, background processes and memory apart", async () => {
-    const { t, tg } = await startGateway();
-    h.fake.setResponder(
+    const { t, tg, runner } = await startGateway();
+    gw.fake.setResponder(
       scriptPerRequest({
         "alice starts": [
           call("memory", { target: "user", action: "add", content: "Alice drinks green tea" }),
@@ -126,12 +72,12 @@ describe("several people on one gateway", () => {
       }),
     );
     await say(tg, ALICE, "alice starts a job", "alice: job started");
-    const [started, pwd] = resultsOf(h.fake.requests, "alice starts", "terminal");
+    const [started, pwd] = resultsOf(gw.fake.requests, "alice starts", "terminal");
     expect(started).toMatchObject({ status: "running" });
     const aliceJob = String(started!.session_id);
     expect(String(pwd?.output).trim()).toBe(join(userFolder(t, ALICE), "work"));
 
-    h.fake.setResponder(
+    gw.fake.setResponder(
       scriptPerRequest({
         "bob looks": [
           terminal("pwd"),
@@ -142,10 +88,10 @@ describe("several people on one gateway", () => {
       }),
     );
     await say(tg, BOB, "bob looks around", "bob: looked around");
-    expect(String(toolResultOf(h.fake, "bob looks", "terminal")?.output).trim()).toBe(
+    expect(String(toolResultOf(gw.fake, "bob looks", "terminal")?.output).trim()).toBe(
       join(userFolder(t, BOB), "work"),
     );
-    const [bobList, bobKill] = resultsOf(h.fake.requests, "bob looks", "process");
+    const [bobList, bobKill] = resultsOf(gw.fake.requests, "bob looks", "process");
     expect(bobList).toEqual({ processes: [] });
     expect(String(bobKill?.error)).toMatch(new RegExp(`^No background process ${aliceJob};`));
     expect(isAlive(Number(started!.pid))).toBe(true);
@@ -154,18 +100,23 @@ describe("several people on one gateway", () => {
     expect(readFileSync(join(userFolder(t, ALICE), "memories", "USER.md"), "utf8")).toContain(
       "Alice drinks green tea",
     );
-    expect(systemPromptFor(h.fake.requests, "bob looks")).not.toContain("green tea");
+    expect(systemPromptFor(gw.fake.requests, "bob looks")).not.toContain("green tea");
     expect(existsSync(join(t.box.home, "memories", "USER.md"))).toBe(false);
 
-    h.fake.setResponder(
+    gw.fake.setResponder(
       scriptPerRequest({
         "alice checks": [call("process", { action: "list" }), { text: "alice: checked" }],
       }),
     );
     await say(tg, ALICE, "alice checks her job", "alice: checked");
-    expect(toolResultOf(h.fake, "alice checks", "process")).toMatchObject({
+    expect(toolResultOf(gw.fake, "alice checks", "process")).toMatchObject({
       processes: [expect.objectContaining({ session_id: aliceJob, status: "running" })],
     });
+
+    // Stopping the gateway ends its users' background processes.
+    await runner.drain(5_000);
+    await t.runtime.dispose();
+    expect(isAlive(Number(started!.pid))).toBe(false);
   });
 
   it("reads each user's context files from their own folder", async () => {
@@ -173,11 +124,11 @@ describe("several people on one gateway", () => {
     mkdirSync(join(userFolder(t, ALICE), "work"), { recursive: true });
     writeFileSync(join(userFolder(t, ALICE), "work", "AGENTS.md"), "Alice's project: a bakery site.\n");
     writeFileSync(join(t.box.work, "AGENTS.md"), "The owner's project: a compiler.\n");
-    h.fake.setResponder((req) => ({ text: `ok ${lastUserOf(req)}` }));
+    gw.fake.setResponder((req) => ({ text: `ok ${lastUserOf(req)}` }));
     await say(tg, ALICE, "alice hello", "ok alice hello");
     await say(tg, BOB, "bob hello", "ok bob hello");
-    const alice = systemPromptFor(h.fake.requests, "alice hello");
-    const bob = systemPromptFor(h.fake.requests, "bob hello");
+    const alice = systemPromptFor(gw.fake.requests, "alice hello");
+    const bob = systemPromptFor(gw.fake.requests, "bob hello");
     expect(alice).toContain("a bakery site");
     expect(alice).not.toContain("a compiler");
     expect(bob).not.toContain("a bakery site");
@@ -186,7 +137,7 @@ describe("several people on one gateway", () => {
 
   it("puts the documents a user sends into their own folder", async () => {
     const { t, tg } = await startGateway();
-    h.fake.setResponder(() => ({ text: "got your file" }));
+    gw.fake.setResponder(() => ({ text: "got your file" }));
     tg.sendUserMessage({
       chatId: ALICE,
       userId: ALICE,
@@ -198,13 +149,13 @@ describe("several people on one gateway", () => {
     );
     const placed = join(userFolder(t, ALICE), "work", "uploads", "notes.txt");
     expect(readFileSync(placed, "utf8")).toBe("alice's private notes\n");
-    expect(lastUserOf(h.fake.requests[0]!)).toContain(placed);
+    expect(lastUserOf(gw.fake.requests[0]!)).toContain(placed);
     expect(existsSync(join(t.box.work, "uploads"))).toBe(false);
   });
 
   it("with gateway.shared_memory every user reads and writes the profile's memory", async () => {
     const { t, tg } = await startGateway("gateway:\n  shared_memory: true\n");
-    h.fake.setResponder(
+    gw.fake.setResponder(
       scriptPerRequest({
         "alice remembers": [
           call("memory", { target: "memory", action: "add", content: "The team deploys on Fridays" }),
@@ -214,9 +165,9 @@ describe("several people on one gateway", () => {
     );
     await say(tg, ALICE, "alice remembers the deploy day", "alice: noted");
     expect(readFileSync(join(t.box.home, "memories", "MEMORY.md"), "utf8")).toContain("deploys on Fridays");
-    h.fake.setResponder(scriptPerRequest({ "bob asks": [{ text: "bob: answered" }] }));
+    gw.fake.setResponder(scriptPerRequest({ "bob asks": [{ text: "bob: answered" }] }));
     await say(tg, BOB, "bob asks about deploys", "bob: answered");
-    expect(systemPromptFor(h.fake.requests, "bob asks")).toContain("The team deploys on Fridays");
+    expect(systemPromptFor(gw.fake.requests, "bob asks")).toContain("The team deploys on Fridays");
     // Their folders stay their own.
     expect(existsSync(join(userFolder(t, ALICE), "work"))).toBe(true);
     expect(existsSync(join(userFolder(t, ALICE), "memories"))).toBe(false);
@@ -224,7 +175,7 @@ describe("several people on one gateway", () => {
 
   it("an admin user keeps the profile's folder and memory and shares the owner's processes", async () => {
     const { t, tg } = await startGateway("gateway:\n  admin_users: [telegram:42]\n");
-    h.fake.setResponder(
+    gw.fake.setResponder(
       scriptPerRequest({
         "owner starts": [
           call("terminal", { command: "sleep 1000", background: true }),
@@ -243,17 +194,17 @@ describe("several people on one gateway", () => {
     const owner = t.runtime.newAgent(() => undefined);
     await owner.runConversation("owner starts a job");
     await owner.close();
-    const ownerJob = String(toolResultOf(h.fake, "owner starts", "terminal")?.session_id);
+    const ownerJob = String(toolResultOf(gw.fake, "owner starts", "terminal")?.session_id);
 
     await say(tg, ALICE, "admin works here", "admin: done");
-    expect(String(toolResultOf(h.fake, "admin works", "terminal")?.output).trim()).toBe(t.box.work);
-    expect(toolResultOf(h.fake, "admin works", "process")).toMatchObject({
+    expect(String(toolResultOf(gw.fake, "admin works", "terminal")?.output).trim()).toBe(t.box.work);
+    expect(toolResultOf(gw.fake, "admin works", "process")).toMatchObject({
       processes: [expect.objectContaining({ session_id: ownerJob })],
     });
     expect(readFileSync(join(t.box.home, "memories", "MEMORY.md"), "utf8")).toContain("Admin note");
     expect(existsSync(userFolder(t, ALICE))).toBe(false);
     // Other chat users are not admins: the owner's processes are not theirs.
     await say(tg, BOB, "bob lists jobs", "bob: listed");
-    expect(toolResultOf(h.fake, "bob lists", "process")).toEqual({ processes: [] });
+    expect(toolResultOf(gw.fake, "bob lists", "process")).toEqual({ processes: [] });
   });
 });
