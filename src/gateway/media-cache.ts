@@ -122,6 +122,11 @@ export class MediaCache {
   }
 }
 
+/** The media folders of a gateway: each platform's downloads and the folders tools save media in. */
+export function mediaCacheDirs(cacheRoot: string, platforms: readonly string[]): string[] {
+  return [...new Set([...platforms, ...GENERATED_MEDIA_DIRS])].map((dir) => join(cacheRoot, dir));
+}
+
 /** The limits from config: `gateway.media_cache_max_mb` and `gateway.media_cache_max_age_hours`. */
 export function mediaCacheLimits(gateway: {
   media_cache_max_mb: number;

@@ -1,8 +1,9 @@
 import type { AgentEvent } from "../agent/events.js";
-import { type GatewayLog, isParseError, type OutboundDelivery, type ReusableMessage } from "./delivery.js";
+import type { OutboundRecord } from "../runtime/delivery/ledger.js";
+import { isParseError, type OutboundDelivery, type ReusableMessage } from "../runtime/delivery/outbound.js";
+import { MIN_SPLIT_LIMIT, splitMessage } from "../runtime/delivery/split.js";
+import type { DeliveryLog } from "../runtime/delivery/types.js";
 import { extractMedia, progressLine } from "./delivery-media.js";
-import type { OutboundRecord } from "./ledger.js";
-import { MIN_SPLIT_LIMIT, splitMessage } from "./split.js";
 import { type OutboundTarget, type PlatformAdapter, PlatformSendError, type SendOptions } from "./types.js";
 
 /**
@@ -30,7 +31,7 @@ export interface ReplyOptions {
   key: string;
   sessionKey?: string;
   streaming: StreamingOptions;
-  log?: GatewayLog;
+  log?: DeliveryLog;
 }
 
 /** A preview message in the chat and what it shows. */
@@ -50,7 +51,7 @@ const MAX_ERROR_CHARS = 400;
 
 export class Reply {
   private readonly o: ReplyOptions;
-  private readonly log: GatewayLog;
+  private readonly log: DeliveryLog;
   private readonly intervalMs: number;
   private readonly limit: number;
   /** Streamed text by attempt, in arrival order (a discarded attempt's entries are removed). */

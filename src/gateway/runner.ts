@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { RunResult } from "../agent/agent.js";
+import { Outbox } from "../runtime/delivery/outbox.js";
+import type { DeliveryLog } from "../runtime/delivery/types.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { AgentPool } from "./agent-pool.js";
 import type { GatewayAuth } from "./auth/authorize.js";
 import { type Chat, ChatSessions, chatOf } from "./chat-sessions.js";
 import { createCommandHost } from "./command-host.js";
 import { type CommandHost, isControlCommand, parseCommand, runCommand } from "./control-commands.js";
-import { type GatewayLog, OutboundDelivery } from "./delivery.js";
 import { Lanes } from "./lanes.js";
 import type { DeliveryLedger } from "./ledger.js";
+import { MediaCache, mediaCacheDirs, mediaCacheLimits } from "./media-cache.js";
 import { ChatPrompts } from "./prompts.js";
 import { Reply } from "./reply.js";
 import { rerunPrompt } from "./rerun.js";
@@ -32,7 +34,6 @@ import {
   type InboundMessage,
   type InboundReceipt,
   type InboundSink,
-  type OutboundTarget,
   type PlatformAdapter,
 } from "./types.js";
 import { answerOutput, createGatewayLink, withSkills } from "./webhook-delivery.js";
@@ -44,7 +45,7 @@ export interface GatewayRunnerOptions {
   adapters: PlatformAdapter[];
   ledger: DeliveryLedger;
   auth: GatewayAuth;
-  log?: GatewayLog;
+  log?: DeliveryLog;
   /** Tests. */
   now?: () => number;
   /** Where documents users send are saved (uploads/); default: the terminal's working directory. */
@@ -81,10 +82,12 @@ export class GatewayRunner {
   private readonly runtime: Runtime;
   private readonly ledger: DeliveryLedger;
   private readonly auth: GatewayAuth;
-  private readonly log: GatewayLog;
+  private readonly log: DeliveryLog;
   private readonly now: () => number;
   private readonly adapters = new Map<string, PlatformAdapter>();
-  private readonly deliveries = new Map<string, OutboundDelivery>();
+  /** Every platform's outbound delivery, on the ledger. */
+  private readonly outbox: Outbox;
+  private readonly mediaCache: MediaCache;
   private readonly connected = new Map<string, { connected: boolean; lastError?: string }>();
   private readonly routing: SessionRouting;
   private readonly pool: AgentPool;
@@ -110,11 +113,17 @@ export class GatewayRunner {
     this.now = options.now ?? Date.now;
     this.busyMode = busyModeOf(config);
     this.workDir = options.workDir ?? defaultWorkDir(config);
+    this.outbox = new Outbox(this.ledger, { log: this.log });
     for (const adapter of options.adapters) {
       this.adapters.set(adapter.name, adapter);
-      this.deliveries.set(adapter.name, new OutboundDelivery(adapter, this.ledger, { log: this.log }));
+      this.outbox.add(adapter);
       this.connected.set(adapter.name, { connected: false });
     }
+    this.mediaCache = new MediaCache({
+      dirs: mediaCacheDirs(runtime.paths.cache, [...this.adapters.keys()]),
+      limits: mediaCacheLimits(config.gateway),
+      log: this.log,
+    });
     const link = createGatewayLink({ adapters: this.adapters, ledger: this.ledger, runtime, log: this.log });
     this.sink = Object.assign((m: InboundMessage, files?: AttachmentFetch) => this.take(m, files), {
       gateway: link,
@@ -142,13 +151,12 @@ export class GatewayRunner {
 
   /** Sends what earlier runs left unsent, re-queues their unfinished messages, then starts the adapters. */
   async start(): Promise<void> {
-    for (const [name, delivery] of this.deliveries) {
-      try {
-        const sent = await delivery.resumePending();
-        if (sent > 0) this.log("info", "resent pending messages", { platform: name, count: sent });
-      } catch (err) {
-        this.fault("resending pending messages failed", err, { platform: name });
-      }
+    this.mediaCache.start();
+    const resent = await this.outbox.resumePending((platform, err) =>
+      this.fault("resending pending messages failed", err, { platform }),
+    );
+    for (const [platform, count] of resent) {
+      if (count > 0) this.log("info", "resent pending messages", { platform, count });
     }
     for (const m of await this.ledger.unfinishedInbound()) {
       if (!this.adapters.has(m.platform)) continue;
@@ -196,6 +204,7 @@ export class GatewayRunner {
       await settlesWithin(idle, 10_000);
     }
     await this.pool.closeAll("gateway_stop");
+    await this.mediaCache.stop();
   }
 
   status(): GatewayStatus {
@@ -209,13 +218,7 @@ export class GatewayRunner {
 
   /** Sends `text` to a chat (hermes send, background notices), through the ledger. */
   async notify(target: { platform: string; chatId: string; threadId?: string }, text: string): Promise<void> {
-    const delivery = this.deliveries.get(target.platform);
-    if (!delivery) throw new Error(`platform ${target.platform} is not running in this gateway`);
-    const to: OutboundTarget = {
-      chatId: target.chatId,
-      ...(target.threadId ? { threadId: target.threadId } : {}),
-    };
-    await delivery.deliver(`notify:${randomUUID()}`, to, text);
+    await this.outbox.deliver(target.platform, `notify:${randomUUID()}`, chatTarget(target), text);
   }
 
   // ---- inbound: adapter → authorize → files → record → acknowledge ----
@@ -383,7 +386,7 @@ export class GatewayRunner {
   ): Promise<RunResult["status"]> {
     const { replyTo, again = false, deliverTo } = o;
     const adapter = this.adapters.get(chat.platform)!;
-    const out = answerOutput(chat, deliverTo, this.adapters, this.deliveries, replyTo, this.log);
+    const out = answerOutput(chat, deliverTo, this.adapters, this.outbox, replyTo, this.log);
     const reply = new Reply({
       ...out,
       key,
@@ -476,11 +479,8 @@ export class GatewayRunner {
 
   /** A short message to the chat outside a turn (command answers, auth replies), through the ledger. */
   private async send(m: InboundMessage, key: string, kind: string, text: string): Promise<void> {
-    const delivery = this.deliveries.get(m.platform);
-    if (!delivery) return;
-    const target: OutboundTarget = { chatId: m.chatId, ...(m.threadId ? { threadId: m.threadId } : {}) };
     try {
-      await delivery.deliver(`${m.platform}:${m.updateId}:${kind}`, target, text, {
+      await this.outbox.deliver(m.platform, `${m.platform}:${m.updateId}:${kind}`, chatTarget(m), text, {
         sessionKey: key,
         format: "plain",
       });

@@ -3,11 +3,12 @@
  * beside the chat platforms (the API server). They live in other front ends, which the gateway
  * never imports, so the entry passes lazy factories in.
  */
+import type { DeliveryLog } from "../runtime/delivery/types.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { GatewayLog } from "./delivery.js";
 import type { GatewayService } from "./types.js";
 
-export type { GatewayLog } from "./delivery.js";
+/** What the gateway logs through (logs/gateway.log). */
+export type GatewayLog = DeliveryLog;
 
 export interface ServiceContext {
   /** The gateway's runtime: the service builds its agents with it. */

@@ -5,6 +5,18 @@
  * platform. Adapters load lazily: a platform's SDK is imported only when that platform is on.
  */
 
+import type { DeliveryChannel, OutboundTarget } from "../runtime/delivery/types.js";
+
+// Outbound delivery lives below the front ends (runtime/delivery); adapters keep one place to import from.
+export {
+  type Button,
+  type DeliveryChannel,
+  type OutboundFile,
+  type OutboundTarget,
+  PlatformSendError,
+  type SendOptions,
+} from "../runtime/delivery/types.js";
+
 export type ChatType = "dm" | "group" | "channel";
 
 /** A file that came with a message, already downloaded to a local path. */
@@ -64,34 +76,6 @@ export const chatTarget = (chat: ChatAddress): OutboundTarget => ({
   ...(chat.threadId ? { threadId: chat.threadId } : {}),
 });
 
-/** Where a message goes. */
-export interface OutboundTarget {
-  chatId: string;
-  threadId?: string;
-  /** Reply to this platform message id. */
-  replyTo?: string;
-}
-
-/** An inline button; its press comes back as an InboundMessage with `action.data`. */
-export interface Button {
-  text: string;
-  data: string;
-}
-
-export interface SendOptions {
-  /** Rows of buttons under the message (approvals, clarify choices). */
-  buttons?: Button[][];
-  /** The text is markdown from the model (rendered in the platform's format) or plain. */
-  format?: "markdown" | "plain";
-}
-
-export interface OutboundFile {
-  path: string;
-  /** photo, document, voice (ogg/opus), audio, video; chosen from the file's type when absent. */
-  kind?: "photo" | "document" | "voice" | "audio" | "video";
-  caption?: string;
-}
-
 /**
  * What became of an update handed to the gateway. Every status but `unavailable` means: confirm the
  * update to the platform (it is recorded, or there is nothing to record). `unavailable` means it
@@ -143,24 +127,10 @@ export interface GatewayLink {
   ): Promise<{ repeated: boolean }>;
 }
 
-/** A platform send that failed: `retryable` says whether a later attempt may succeed. */
-export class PlatformSendError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    /** Seconds the platform asked to wait (429). */
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-    this.name = "PlatformSendError";
-  }
-}
-
-export interface PlatformAdapter {
+/** A chat platform: where its updates come from (start) and where delivery sends (DeliveryChannel). */
+export interface PlatformAdapter extends DeliveryChannel {
   /** telegram, webhook, api_server, ... (the config key under `platforms`). */
   readonly name: string;
-  /** The longest text one message may carry (Telegram: 4096). */
-  readonly maxMessageLength: number;
   /**
    * Shortest time between two edits of one message, in ms (streaming is throttled to it);
    * Infinity for a platform that cannot edit a sent message: its answers are not streamed.
@@ -170,12 +140,6 @@ export interface PlatformAdapter {
   start(sink: InboundSink): Promise<void>;
   /** Stops receiving; resolves once no update is in flight from the platform. */
   stop(): Promise<void>;
-  /** Sends one message (text within maxMessageLength); resolves with its platform id. Throws PlatformSendError. */
-  send(target: OutboundTarget, text: string, options?: SendOptions): Promise<{ messageId: string }>;
-  /** Replaces the text (and buttons) of a message the bot sent. Throws PlatformSendError. */
-  edit(target: OutboundTarget, messageId: string, text: string, options?: SendOptions): Promise<void>;
-  /** Sends a file a tool produced (a `MEDIA:` path). Throws PlatformSendError. */
-  sendFile?(target: OutboundTarget, file: OutboundFile): Promise<{ messageId: string }>;
   /** Shows "typing..." for a few seconds. */
   sendTyping?(target: OutboundTarget): Promise<void>;
   /** Acknowledges a button press (stops the client's spinner), optionally with a short toast. */

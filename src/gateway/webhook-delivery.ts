@@ -3,10 +3,12 @@
  * a chat of another platform (through that platform's ledger rows, so a restart finishes them
  * once), direct deliveries that skip the agent, and the skills a route loads into its turns.
  */
+import type { OutboundDelivery } from "../runtime/delivery/outbound.js";
+import { Outbox } from "../runtime/delivery/outbox.js";
+import type { DeliveryLog } from "../runtime/delivery/types.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { SkillSession } from "../skills/service.js";
 import type { Chat } from "./chat-sessions.js";
-import { type GatewayLog, OutboundDelivery } from "./delivery.js";
 import type { DeliveryLedger } from "./ledger.js";
 import {
   type ChatAddress,
@@ -20,13 +22,13 @@ export interface GatewayLinkParts {
   adapters: ReadonlyMap<string, PlatformAdapter>;
   ledger: DeliveryLedger;
   runtime: Runtime;
-  log: GatewayLog;
+  log: DeliveryLog;
 }
 
 /** The link the runner hands its adapters with the sink. */
 export function createGatewayLink(p: GatewayLinkParts): GatewayLink {
   // Deliveries answered in the same HTTP request get one attempt: the sender retries, not us.
-  const direct = new Map<string, OutboundDelivery>();
+  const direct = new Outbox(p.ledger, { log: p.log, maxAttempts: 1 });
   let skills: SkillSession | undefined;
   return {
     platforms: () => [...p.adapters.keys()],
@@ -42,13 +44,8 @@ export function createGatewayLink(p: GatewayLinkParts): GatewayLink {
     deliverNow: async (platform, target, text, key) => {
       const adapter = p.adapters.get(platform);
       if (!adapter) throw new Error(`platform ${platform} is not running in this gateway`);
-      let delivery = direct.get(platform);
-      if (!delivery) {
-        delivery = new OutboundDelivery(adapter, p.ledger, { log: p.log, maxAttempts: 1 });
-        direct.set(platform, delivery);
-      }
-      const repeated = p.ledger.outbound(key)?.status === "sent";
-      await delivery.deliver(key, target, text);
+      if (!direct.get(platform)) direct.add(adapter);
+      const { repeated } = await direct.deliver(platform, key, target, text);
       return { repeated };
     },
   };
@@ -69,12 +66,12 @@ export function answerOutput(
   chat: Chat,
   deliverTo: ChatAddress | undefined,
   adapters: ReadonlyMap<string, PlatformAdapter>,
-  deliveries: ReadonlyMap<string, OutboundDelivery>,
+  outbox: Outbox,
   replyTo: string | undefined,
-  log: GatewayLog,
+  log: DeliveryLog,
 ): AnswerOutput {
   const to = deliverTo && adapters.get(deliverTo.platform);
-  const via = deliverTo && deliveries.get(deliverTo.platform);
+  const via = deliverTo && outbox.get(deliverTo.platform);
   if (deliverTo && to && via) {
     // The incoming message's id means nothing in the other chat: no reply-to there.
     return { adapter: to, delivery: via, target: chatTarget(deliverTo) };
@@ -82,7 +79,7 @@ export function answerOutput(
   if (deliverTo) log("error", "answer target is not running; answering in the chat itself", { ...deliverTo });
   return {
     adapter: adapters.get(chat.platform)!,
-    delivery: deliveries.get(chat.platform)!,
+    delivery: outbox.get(chat.platform)!,
     target: { ...chat.target, ...(replyTo ? { replyTo } : {}) },
   };
 }
@@ -97,7 +94,7 @@ export async function withSkills(
   skills: Pick<SkillSession, "preload">,
   names: readonly string[],
   text: string,
-  log: GatewayLog,
+  log: DeliveryLog,
 ): Promise<string> {
   const parts: string[] = [];
   for (const name of names) {

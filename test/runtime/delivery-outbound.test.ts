@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DeliveryError, type GatewayLog, OutboundDelivery } from "../../src/gateway/delivery.js";
-import { splitMessage } from "../../src/gateway/split.js";
-import type { OutboundTarget } from "../../src/gateway/types.js";
+import { DeliveryError, OutboundDelivery } from "../../src/runtime/delivery/outbound.js";
+import { splitMessage } from "../../src/runtime/delivery/split.js";
+import type { DeliveryLog, OutboundTarget } from "../../src/runtime/delivery/types.js";
+import { RecordingAdapter } from "../gateway/support/recording-adapter.js";
 import { startTsChild } from "../support/child.js";
 import { openTestLedger } from "../support/ledger.js";
 import { tempDir } from "../support/temp.js";
-import { RecordingAdapter } from "./support/recording-adapter.js";
 
 const target: OutboundTarget = { chatId: "42" };
 
@@ -16,7 +16,7 @@ function setup(o: { limit?: number; maxAttempts?: number; path?: string } = {}) 
   const ledger = openTestLedger(path);
   const adapter = new RecordingAdapter({ maxMessageLength: o.limit ?? 4096 });
   const logs: { level: string; message: string }[] = [];
-  const log: GatewayLog = (level, message) => logs.push({ level, message });
+  const log: DeliveryLog = (level, message) => logs.push({ level, message });
   const delivery = new OutboundDelivery(adapter, ledger, {
     log,
     maxAttempts: o.maxAttempts ?? 4,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ADDED_CLOSE, splitMessage } from "../../src/gateway/split.js";
+import { ADDED_CLOSE, splitMessage } from "../../src/runtime/delivery/split.js";
 
 /** A small seeded generator, so a failing case can be replayed. */
 function rng(seed: number): () => number {

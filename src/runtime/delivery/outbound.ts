@@ -1,30 +1,24 @@
-import { existsSync } from "node:fs";
-import type { DeliveryLedger, OutboundBody, OutboundRecord } from "./ledger.js";
-import { MIN_SPLIT_LIMIT, splitMessage } from "./split.js";
-import {
-  type Button,
-  type OutboundFile,
-  type OutboundTarget,
-  type PlatformAdapter,
-  PlatformSendError,
-  type SendOptions,
-} from "./types.js";
-
 /**
  * Sending through the ledger: a message is recorded before its first send and each chunk is marked
  * as it goes out, so what a crash interrupts is finished at the next start (resumePending) without
  * sending any chunk twice. Transient failures back off and retry a bounded number of times, then the
  * row waits, still pending, for the next start; a permanent refusal marks it failed.
  */
-
-export type GatewayLog = (
-  level: "info" | "warn" | "error",
-  message: string,
-  fields?: Record<string, unknown>,
-) => void;
+import { existsSync } from "node:fs";
+import type { OutboundBody, OutboundLedger, OutboundRecord } from "./ledger.js";
+import { MIN_SPLIT_LIMIT, splitMessage } from "./split.js";
+import {
+  type Button,
+  type DeliveryChannel,
+  type DeliveryLog,
+  type OutboundFile,
+  type OutboundTarget,
+  PlatformSendError,
+  type SendOptions,
+} from "./types.js";
 
 export interface OutboundDeliveryOptions {
-  log?: GatewayLog;
+  log?: DeliveryLog;
   /** Tries per chunk before the message is left pending for the next start (default 5). */
   maxAttempts?: number;
   /** First backoff after a transient failure, doubled each time (default 1 s). */
@@ -84,7 +78,7 @@ function asSendError(err: unknown): PlatformSendError {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class OutboundDelivery {
-  private readonly log: GatewayLog;
+  private readonly log: DeliveryLog;
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
@@ -92,8 +86,8 @@ export class OutboundDelivery {
   private readonly running = new Map<string, Promise<string[]>>();
 
   constructor(
-    readonly adapter: PlatformAdapter,
-    readonly ledger: DeliveryLedger,
+    readonly adapter: DeliveryChannel,
+    readonly ledger: OutboundLedger,
     options: OutboundDeliveryOptions = {},
   ) {
     this.log = options.log ?? (() => {});

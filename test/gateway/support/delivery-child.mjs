@@ -16,7 +16,9 @@ const { gatewayLedger } = await import(src("ledger.ts"));
 const { SqliteSessionStore } = await import(
   new URL("../../../src/state/sqlite/store.ts", import.meta.url).href
 );
-const { OutboundDelivery } = await import(src("delivery.ts"));
+const { OutboundDelivery } = await import(
+  new URL("../../../src/runtime/delivery/outbound.ts", import.meta.url).href
+);
 const { Reply } = await import(src("reply.ts"));
 
 const [mode, db, log, key, textFile, limit] = process.argv.slice(2);

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BodyError, parseJsonBody, readBody } from "../../../core/http-body.js";
-import { DeliveryError } from "../../delivery.js";
+import { DeliveryError } from "../../../runtime/delivery/outbound.js";
 import {
   type AdapterContext,
   type ChatAddress,
