@@ -8,6 +8,7 @@ import {
   type ChatMessage,
   emptyUsage,
   type ModelTarget,
+  type RequestParams,
   type StreamFn,
   type ToolDefinition,
   type Usage,
@@ -108,6 +109,7 @@ export class Agent {
       this.opts.onNotice?.();
     },
   };
+  private requestParams: RequestParams | undefined;
   private activity: ActivitySnapshot = {
     lastActivityAt: Date.now(),
     description: "idle",
@@ -170,6 +172,11 @@ export class Agent {
   /** This conversation's approval state: front ends switch its yolo (/yolo) or mode. */
   get approvals(): ApprovalSession | undefined {
     return this.opts.approvals;
+  }
+
+  /** Sampling and output settings (an API caller's) for the requests that follow; undefined: defaults. */
+  setRequestParams(params: RequestParams | undefined): void {
+    this.requestParams = params;
   }
 
   private contextLengthOf(target: ModelTarget): number | undefined {
@@ -466,6 +473,7 @@ export class Agent {
     const { opts } = this;
     const keeper = this.keeper;
     const sessionTools = (): ReadonlySet<string> => this.sessionTools.callable();
+    const requestParams = (): RequestParams | undefined => this.requestParams;
     return {
       streamFn: this.streamFn,
       router: this.router,
@@ -478,6 +486,9 @@ export class Agent {
       hookFields: this.sessionHooks.fields,
       keeper,
       compressor: keeper ? { compress: (reason) => keeper.afterOverflow(reason) } : opts.compressor,
+      get requestParams() {
+        return requestParams();
+      },
       // Read per turn: the config may change between requests.
       get limits() {
         const agent = opts.config.agent;

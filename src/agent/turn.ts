@@ -5,12 +5,15 @@
  * `Agent` stays apart from the loop.
  */
 import type { ProviderRouter } from "../llm/provider-router.js";
+import { withRequestParams } from "../llm/request-params.js";
 import {
   type AssistantMessage,
   addUsage,
   type ChatMessage,
   type ClassifiedError,
+  type FinishReason,
   type ModelTarget,
+  type RequestParams,
   type StreamFn,
   type ToolChoice,
   type ToolDefinition,
@@ -63,6 +66,8 @@ export interface TurnHost {
   readonly compressor: ContextCompressorHook | undefined;
   /** Read once at the start of each turn. */
   readonly limits: TurnLimits;
+  /** A caller's sampling and output settings for every model call (API server requests). */
+  readonly requestParams?: RequestParams | undefined;
   /** The session's tokens; each call adds to it. */
   readonly totalUsage: Usage;
   /** The conversation as sent (system prompt first). */
@@ -121,6 +126,8 @@ class Turn {
   private readonly limits: TurnLimits;
   /** The budget is spent: this is the grace call, and the turn ends after it. */
   private inGrace = false;
+  /** Why the latest model call stopped (a `length` answer was cut by the output cap). */
+  private lastFinish: FinishReason | undefined;
 
   constructor(
     private readonly host: TurnHost,
@@ -146,6 +153,7 @@ class Turn {
       }
       const result = await this.call(tools);
       if (!result.ok) return this.failed(result);
+      this.lastFinish = result.finishReason;
       const message = withTextToolCalls(
         result.message,
         tools,
@@ -194,13 +202,17 @@ class Turn {
     await host.keeper?.beforeCall(tools);
     const result = await callModel({
       streamFn: host.streamFn,
-      buildRequest: (target) => ({
-        target,
-        messages: withMemoryContext(host.messages(), input.userMessage, input.recalled),
-        tools,
-        ...(toolChoice ? { toolChoice } : {}),
-        signal: input.signal,
-      }),
+      buildRequest: (target) =>
+        withRequestParams(
+          {
+            target,
+            messages: withMemoryContext(host.messages(), input.userMessage, input.recalled),
+            tools,
+            ...(toolChoice ? { toolChoice } : {}),
+            signal: input.signal,
+          },
+          host.requestParams,
+        ),
       router: host.router,
       ...(host.compressor ? { compressor: host.compressor } : {}),
       onModelSwitch: (target) => host.useTarget(target),
@@ -316,7 +328,14 @@ class Turn {
     const err = error ?? this.noAnswer(status, finalText);
     this.host.emit({ type: "done", status, finalText, error: err });
     this.host.finished(status);
-    return { status, finalText, error: err, usage: this.input.usage, apiCalls: this.apiCalls };
+    return {
+      status,
+      finalText,
+      error: err,
+      usage: this.input.usage,
+      apiCalls: this.apiCalls,
+      ...(this.lastFinish ? { finishReason: this.lastFinish } : {}),
+    };
   }
 
   /** A turn that ends "successfully" without a word must say so: an empty answer is never a success. */

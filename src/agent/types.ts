@@ -5,7 +5,14 @@
  */
 import type { HermesConfig } from "../core/config.js";
 import type { ProviderRouter } from "../llm/provider-router.js";
-import type { ChatMessage, ClassifiedError, ModelTarget, StreamFn, Usage } from "../llm/types.js";
+import type {
+  ChatMessage,
+  ClassifiedError,
+  FinishReason,
+  ModelTarget,
+  StreamFn,
+  Usage,
+} from "../llm/types.js";
 import type { ApprovalSession } from "../tools/approval/session.js";
 import type { ApproveFn } from "../tools/approval/types.js";
 import type { ClarifyFn, SessionSearchService, ToolContext, UserScope } from "../tools/context.js";
@@ -95,6 +102,8 @@ export interface RunResult {
   /** Tokens used by this run. */
   usage: Usage;
   apiCalls: number;
+  /** Why the run's last model call stopped (`length`: its answer was cut by the output cap). */
+  finishReason?: FinishReason;
 }
 
 export interface ActivitySnapshot {

@@ -15,6 +15,7 @@ import {
 } from "./checks.js";
 import type { ConversationRequest } from "./conversation.js";
 import { invalidField } from "./http.js";
+import { chatParams } from "./model-params.js";
 
 export interface ChatRequest extends ConversationRequest {
   stream: boolean;
@@ -132,6 +133,7 @@ export function parseChatRequest(body: Record<string, unknown>): ChatRequest {
   return {
     stream,
     includeUsage,
+    params: chatParams(body),
     instructions: instructions || undefined,
     history: kept.map(({ m }) => m),
     turn: turnText(final.content, `messages[${last}].content`),

@@ -9,8 +9,11 @@ import type { AgentEvent } from "../agent/events.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ResponseStore } from "../state/responses.js";
 import type { ConversationRequest } from "./conversation.js";
-import { ApiError, sendError, startSse } from "./http.js";
-import type { ApiRun, RunOutcome, RunPool } from "./runs.js";
+import { startSse } from "./http.js";
+import type { IdempotencyGate } from "./idempotency.js";
+import { fitToProtocol } from "./model-params.js";
+import { checkSchema } from "./response-format.js";
+import type { ApiRun, RunOutcome, RunPool, RunSetup, SessionPlan } from "./runs.js";
 import type { ApiServerOptions } from "./settings.js";
 
 export type ApiLog = (
@@ -23,6 +26,8 @@ export interface RouteContext {
   runtime: Runtime;
   options: ApiServerOptions;
   runs: RunPool;
+  /** Idempotency-Key claims and replays. */
+  idempotency: IdempotencyGate;
   /** Stored Responses; undefined when state.db could not be opened (storeProblem says why). */
   responses: ResponseStore | undefined;
   storeProblem: string | undefined;
@@ -39,6 +44,10 @@ export interface RouteRequest {
   url: URL;
   /** The parsed JSON body (POST routes). */
   body: Record<string, unknown>;
+  /** The body's bytes as received (empty for GET and DELETE). */
+  raw: Buffer;
+  /** Who is calling (caller.ts): idempotency keys and continued conversations are theirs alone. */
+  caller: string;
 }
 
 export type RouteHandler = (ctx: RouteContext, r: RouteRequest) => Promise<void>;
@@ -64,31 +73,12 @@ export function chatUsage(u: RunResult["usage"]) {
 /** Did the run produce an answer to send? */
 export const answered = (o: RunOutcome): boolean =>
   (o.result.status === "completed" || o.result.status === "budget_exhausted") &&
-  o.result.finalText.trim() !== "";
+  o.result.finalText.trim() !== "" &&
+  o.formatProblem === undefined;
 
-/** The error a run without an answer ends in: 503 when the server stopped it, 502 for the model's failures. */
-export function runError(o: RunOutcome, headers: Record<string, string> = {}): ApiError {
-  if (o.stopReason === "server_stopping")
-    return new ApiError(
-      503,
-      "The API server stopped this run while shutting down",
-      "service_unavailable",
-      "server_stopping",
-      null,
-      headers,
-    );
-  if (o.result.status === "interrupted")
-    return new ApiError(499, "The run was interrupted", "server_error", "interrupted", null, headers);
-  const error = o.result.error;
-  return new ApiError(
-    502,
-    error?.message ?? "The model gave no answer",
-    "server_error",
-    error?.reason ?? "no_answer",
-    null,
-    headers,
-  );
-}
+/** `finish_reason` of an answer: `length` when the output cap or the iteration budget cut it. */
+export const finishReason = (o: RunOutcome): "stop" | "length" =>
+  o.result.status === "budget_exhausted" || o.result.finishReason === "length" ? "length" : "stop";
 
 /**
  * Progress as SSE comment lines (`: tool terminal started`): clients skip comments, a human
@@ -138,34 +128,46 @@ export class StreamedText {
 }
 
 /**
- * Runs a request whose answer is sent whole. Undefined when nothing is left to send: the client
- * left, or the run ended without an answer and the error was sent.
+ * How a request's run is set up: the session plan, and the model settings fitted to the configured
+ * model's protocol. Throws ApiError (400) for a setting the protocol cannot take or an invalid schema.
  */
-export async function runForAnswer(
+export async function runSetup(
   ctx: RouteContext,
-  r: RouteRequest,
   request: ConversationRequest,
-): Promise<{ outcome: RunOutcome; sessionId: string; headers: Record<string, string> } | undefined> {
-  const run = ctx.runs.start(request, () => {});
-  run.watch(r.res);
-  const outcome = await run.execute();
-  const headers = { [SESSION_HEADER]: run.sessionId };
-  if (outcome.stopReason === "client_disconnected") return undefined;
-  if (!answered(outcome)) {
-    sendError(r.res, runError(outcome, headers));
-    return undefined;
-  }
-  return { outcome, sessionId: run.sessionId, headers };
+  plan: SessionPlan,
+  formatPath: string,
+): Promise<Omit<RunSetup, "runtime" | "toolsets">> {
+  await checkSchema(request.params.responseFormat, formatPath);
+  const fitted = fitToProtocol(request.params, ctx.runtime.target.apiMode);
+  return { plan, params: fitted.params, emulateFormat: fitted.emulateFormat };
 }
 
-/** Starts a streamed run: counted, watched for the client leaving, SSE headers sent. */
-export function startStreamedRun(
+/**
+ * Runs a request whose answer is sent whole, once a slot is free. Undefined when the client left
+ * (nothing can be sent); otherwise the outcome, answered or not.
+ */
+export async function waitForAnswer(
   ctx: RouteContext,
   r: RouteRequest,
   request: ConversationRequest,
+  setup: Omit<RunSetup, "runtime" | "toolsets">,
+): Promise<{ outcome: RunOutcome; sessionId: string; headers: Record<string, string> } | undefined> {
+  const run = await ctx.runs.start(request, setup, () => {}, r.res);
+  run.watch(r.res);
+  const outcome = await run.execute();
+  if (outcome.stopReason === "client_disconnected") return undefined;
+  return { outcome, sessionId: run.sessionId, headers: { [SESSION_HEADER]: run.sessionId } };
+}
+
+/** Starts a streamed run once a slot is free: counted, watched for the client leaving, SSE headers sent. */
+export async function startStreamedRun(
+  ctx: RouteContext,
+  r: RouteRequest,
+  request: ConversationRequest,
+  setup: Omit<RunSetup, "runtime" | "toolsets">,
   onEvent: (e: AgentEvent) => void,
-): ApiRun {
-  const run = ctx.runs.start(request, onEvent);
+): Promise<ApiRun> {
+  const run = await ctx.runs.start(request, setup, onEvent, r.res);
   run.watch(r.res);
   startSse(r.res, { [SESSION_HEADER]: run.sessionId });
   return run;

@@ -7,7 +7,7 @@
  * keeps it. They are prepended to the FIRST user message of the conversation instead: a client
  * that resends its conversation with the same instructions sends the same prefix every time.
  */
-import type { ChatMessage, ContentPart } from "../llm/types.js";
+import type { ChatMessage, ContentPart, RequestParams } from "../llm/types.js";
 
 export interface ConversationRequest {
   /** Earlier messages, oldest first (no system messages), as the caller sent them. */
@@ -16,6 +16,8 @@ export interface ConversationRequest {
   instructions: string | undefined;
   /** The user text of the turn to run. */
   turn: string;
+  /** Sampling and output settings for the run's model calls (`{}`: the configured defaults). */
+  params: RequestParams;
 }
 
 /** The messages and turn text the agent gets: the instructions placed on the first user message. */

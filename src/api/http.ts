@@ -70,9 +70,12 @@ const JSON_TYPES = ["application/json", "text/json"] as const;
  * 413 past the limit (stopping the upload early), 408 when it trickles in too slowly, 415 for a
  * body that is declared as something else than JSON, 400 for anything but a JSON object.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<{ value: Record<string, unknown>; raw: Buffer }> {
   try {
-    return (await readJsonObject(req, { maxBytes: limit, contentTypes: JSON_TYPES })).value;
+    return await readJsonObject(req, { maxBytes: limit, contentTypes: JSON_TYPES });
   } catch (err) {
     if (!(err instanceof BodyError)) throw err;
     const code: Partial<Record<BodyProblem, string>> = {

@@ -8,6 +8,7 @@ import { turnText } from "./chat-request.js";
 import { isRecord, oneOf, optionalBoolean, optionalString, typeName } from "./checks.js";
 import type { ConversationRequest } from "./conversation.js";
 import { invalidField } from "./http.js";
+import { responsesParams } from "./model-params.js";
 
 export interface ResponsesRequest extends ConversationRequest {
   stream: boolean;
@@ -127,6 +128,7 @@ export function parseResponsesRequest(body: Record<string, unknown>): ResponsesR
   return {
     stream,
     store,
+    params: responsesParams(body),
     previousResponseId,
     instructionsField,
     instructions: parsed.instructions.join("\n\n") || undefined,

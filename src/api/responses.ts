@@ -1,7 +1,9 @@
 /**
  * The Responses API: POST /v1/responses runs one turn (continuing the stored conversation of
- * `previous_response_id`), GET and DELETE /v1/responses/{id} read and remove stored ones. The output
- * is one assistant message: tools run on the server, and their progress shows as SSE comments.
+ * `previous_response_id`: its session itself when that response is the session's latest state),
+ * GET and DELETE /v1/responses/{id} read and remove stored ones. The output is one assistant
+ * message: tools run on the server, and their progress shows as SSE comments. With an
+ * Idempotency-Key a retry gets the first attempt's response (same id), streamed again if asked.
  */
 import type { AgentEvent } from "../agent/events.js";
 import type { ChatMessage } from "../llm/types.js";
@@ -13,16 +15,20 @@ import {
   progressComment,
   type RouteContext,
   type RouteRequest,
-  runError,
-  runForAnswer,
+  runSetup,
   SESSION_HEADER,
   StreamedText,
   startStreamedRun,
   unixNow,
+  waitForAnswer,
 } from "./context.js";
-import { ApiError, sendJson, writeSse } from "./http.js";
+import { abandonContinuation, planResponsesContinuation, recordResponseTip } from "./continuation.js";
+import { ApiError, sendJson, startSse, writeSse } from "./http.js";
+import type { Answer } from "./idempotency.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses-request.js";
-import type { RunOutcome } from "./runs.js";
+import { messageItem, ResponseEvents, replayResponseEvents } from "./responses-stream.js";
+import { runError } from "./run-errors.js";
+import type { RunOutcome, SessionPlan } from "./runs.js";
 
 type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
 
@@ -32,14 +38,6 @@ interface ResponseShape {
   request: ResponsesRequest;
   model: string;
 }
-
-const messageItem = (id: string, text: string, status: "in_progress" | "completed") => ({
-  id,
-  type: "message",
-  role: "assistant",
-  status,
-  content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [],
-});
 
 function responseObject(
   s: ResponseShape,
@@ -62,8 +60,10 @@ function responseObject(
     previous_response_id: s.request.previousResponseId ?? null,
     metadata: null,
     parallel_tool_calls: true,
-    temperature: null,
-    top_p: null,
+    temperature: s.request.params.temperature ?? null,
+    top_p: s.request.params.topP ?? null,
+    max_output_tokens: s.request.params.maxTokens ?? null,
+    text: { format: formatJson(s.request) },
     tool_choice: "auto",
     tools: [],
     store: s.request.store,
@@ -79,9 +79,25 @@ function responseObject(
   };
 }
 
-/** The stored conversation `previous_response_id` continues, joined to this request's items. */
-function historyOf(ctx: RouteContext, request: ResponsesRequest): ChatMessage[] {
+/** A request as it runs: its history joined to the stored conversation it continues, and where it is stored. */
+interface Continued {
+  request: ResponsesRequest;
+  plan: SessionPlan;
+}
+
+const formatJson = (request: ResponsesRequest): Record<string, unknown> => {
+  const f = request.params.responseFormat;
+  if (!f) return { type: "text" };
+  return f.type === "json_object" ? { type: "json_object" } : { ...f };
+};
+
+/**
+ * The stored conversation `previous_response_id` continues, joined to this request's items, and
+ * the session the run goes to (the previous response's own, when it is still that session's tip).
+ */
+function continueFrom(ctx: RouteContext, r: RouteRequest, request: ResponsesRequest): Continued {
   let earlier: ChatMessage[] = [];
+  let previous: { sessionId: string | null; conversationLength: number } | undefined;
   if (request.previousResponseId) {
     const store = storeOf(ctx);
     const stored = store.get(request.previousResponseId);
@@ -94,12 +110,14 @@ function historyOf(ctx: RouteContext, request: ResponsesRequest): ChatMessage[] 
         "previous_response_id",
       );
     earlier = stored.conversation;
+    previous = { sessionId: stored.sessionId, conversationLength: stored.conversation.length };
   }
   const history = [...earlier, ...request.history];
   checkToolResults(history, (i) =>
     i < earlier.length ? "previous_response_id" : request.historyPaths[i - earlier.length]!,
   );
-  return history;
+  const plan = planResponsesContinuation(ctx, r.caller, previous, request.history);
+  return { request: { ...request, history }, plan };
 }
 
 function storeOf(ctx: RouteContext) {
@@ -146,7 +164,26 @@ async function save(
 
 export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {
   const parsed = parseResponsesRequest(r.body);
-  const request = { ...parsed, history: historyOf(ctx, parsed) };
+  await ctx.idempotency.run(
+    r,
+    () => answerResponse(ctx, r, parsed),
+    (answer) => {
+      if (!parsed.stream || answer.status !== 200)
+        return sendJson(r.res, answer.status, answer.body, answer.headers);
+      startSse(r.res, answer.headers);
+      replayResponseEvents(r.res, answer.body as Record<string, unknown>);
+    },
+  );
+}
+
+/** Runs the request and sends its response; returns what was answered (undefined: the client left). */
+async function answerResponse(
+  ctx: RouteContext,
+  r: RouteRequest,
+  parsed: ResponsesRequest,
+): Promise<Answer | undefined> {
+  const { request, plan } = continueFrom(ctx, r, parsed);
+  const setup = await runSetup(ctx, request, plan, "text.format");
   const shape: ResponseShape = {
     id: newId("resp_"),
     createdAt: unixNow(),
@@ -157,65 +194,64 @@ export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): 
   const finished = (outcome: RunOutcome, text: string): Record<string, unknown> =>
     responseObject(
       shape,
-      outcome.result.status === "budget_exhausted" ? "incomplete" : "completed",
+      outcome.result.status === "budget_exhausted" || outcome.result.finishReason === "length"
+        ? "incomplete"
+        : "completed",
       [messageItem(itemId, text, "completed")],
       outcome,
     );
+  /** Stores the answered response and marks it its session's latest state. */
+  const keep = async (outcome: RunOutcome, response: Record<string, unknown>, sessionId: string) => {
+    await save(ctx, shape, outcome, response, sessionId);
+    if (response.store === true)
+      await recordResponseTip(ctx, r.caller, plan, sessionId, outcome.conversation.length);
+  };
 
   if (!request.stream) {
-    const done = await runForAnswer(ctx, r, request);
-    if (!done) return;
+    const done = await waitForAnswer(ctx, r, request, setup);
+    if (!done || !answered(done.outcome)) {
+      await abandonContinuation(ctx, r.caller, plan);
+      if (done) throw runError(done.outcome, done.headers);
+      return undefined;
+    }
     const response = finished(done.outcome, done.outcome.result.finalText);
-    await save(ctx, shape, done.outcome, response, done.sessionId);
+    await keep(done.outcome, response, done.sessionId);
     sendJson(r.res, 200, response, done.headers);
-    return;
+    return { status: 200, headers: done.headers, body: response, sessionId: done.sessionId };
   }
 
-  let seq = 0;
-  const emit = (type: string, data: Record<string, unknown>): void => {
-    writeSse(r.res, `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  };
-  const at = { item_id: itemId, output_index: 0, content_index: 0 };
-  let opened = false;
-  const open = (): void => {
-    if (opened) return;
-    opened = true;
-    emit("response.output_item.added", { output_index: 0, item: messageItem(itemId, "", "in_progress") });
-    emit("response.content_part.added", { ...at, part: { type: "output_text", text: "", annotations: [] } });
-  };
+  const events = new ResponseEvents(r.res, itemId);
+  // A structured answer goes out whole once checked: streamed text could not be taken back.
+  const live = !request.params.responseFormat;
   const text = new StreamedText();
   const onEvent = (e: AgentEvent): void => {
-    const piece = text.handle(e);
-    if (piece) {
-      open();
-      emit("response.output_text.delta", { ...at, delta: piece, logprobs: [] });
-    }
+    const piece = live ? text.handle(e) : undefined;
+    if (piece) events.delta(piece);
     const comment = progressComment(e);
     if (comment) writeSse(r.res, comment);
   };
-  const run = startStreamedRun(ctx, r, request, onEvent);
-  const pending = responseObject(shape, "in_progress", []);
-  emit("response.created", { response: pending });
-  emit("response.in_progress", { response: pending });
+  const run = await startStreamedRun(ctx, r, request, setup, onEvent);
+  events.started(responseObject(shape, "in_progress", []));
   const outcome = await run.execute();
-  if (!clientStillThere(outcome, r)) return;
+  const headers = { [SESSION_HEADER]: run.sessionId };
+  if (!answered(outcome)) await abandonContinuation(ctx, r.caller, plan);
+  if (!clientStillThere(outcome, r)) return undefined;
+  let answer: Answer;
   if (answered(outcome)) {
     // The answer is what the client was sent; a provider that did not stream sends it whole now.
-    if (!text.all.trim()) {
-      open();
-      emit("response.output_text.delta", { ...at, delta: outcome.result.finalText, logprobs: [] });
-    }
+    if (!text.all.trim()) events.delta(outcome.result.finalText);
     const full = text.all.trim() ? text.all : outcome.result.finalText;
-    emit("response.output_text.done", { ...at, text: full, logprobs: [] });
-    emit("response.content_part.done", { ...at, part: { type: "output_text", text: full, annotations: [] } });
-    emit("response.output_item.done", { output_index: 0, item: messageItem(itemId, full, "completed") });
     const response = finished(outcome, full);
-    await save(ctx, shape, outcome, response, run.sessionId);
-    emit(response.status === "incomplete" ? "response.incomplete" : "response.completed", { response });
+    await keep(outcome, response, run.sessionId);
+    events.finished(full, response);
+    answer = { status: 200, headers, body: response, sessionId: run.sessionId };
   } else {
-    emit("response.failed", { response: responseObject(shape, "failed", [], outcome, runError(outcome)) });
+    const error = runError(outcome, headers);
+    events.failed(responseObject(shape, "failed", [], outcome, error));
+    answer = { status: error.status, headers: error.headers, body: error.body(), sessionId: run.sessionId };
   }
   r.res.end();
+  return answer;
 }
 
 export async function handleGetResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {

@@ -7,10 +7,21 @@
 import type { ServerResponse } from "node:http";
 import type { Agent, RunResult } from "../agent/agent.js";
 import type { AgentEvent } from "../agent/events.js";
-import type { ChatMessage } from "../llm/types.js";
+import { newSessionId } from "../core/session-id.js";
+import {
+  addUsage,
+  type ChatMessage,
+  emptyUsage,
+  type RequestParams,
+  type ResponseFormat,
+} from "../llm/types.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { SessionRecord, SessionStore } from "../state/store.js";
 import { answerOpenToolCalls, applyInstructions, type ConversationRequest } from "./conversation.js";
 import { ApiError } from "./http.js";
+import { checkAnswer, formatInstruction, repairRequest } from "./response-format.js";
+import { type Release, RunQueue } from "./run-queue.js";
+import { API_SOURCE } from "./sessions.js";
 
 export type StopReason = "client_disconnected" | "server_stopping";
 
@@ -20,40 +31,114 @@ export interface RunOutcome {
   stopReason: StopReason | undefined;
   /** The conversation after the run, as the caller sent it (no instructions) plus what the agent added. */
   conversation: ChatMessage[];
+  /** The answer failed the requested response format even after a repair turn: why. */
+  formatProblem?: string;
+}
+
+/** Where a run's conversation is stored. */
+export type SessionPlan =
+  /** A new session holding the request's history (copied in batches) and this turn. */
+  | { kind: "new" }
+  /** A stored session the request's history extends: `extra` messages first, then this turn. */
+  | { kind: "continue"; session: SessionRecord; extra: ChatMessage[] };
+
+/** Messages (and bytes) written per transaction when a long history is copied into a session. */
+const COPY_BATCH_MESSAGES = 64;
+const COPY_BATCH_CHARS = 256 * 1024;
+
+/**
+ * Appends `messages` to a session in small transactions, giving the event loop a turn after each:
+ * a client's first request may carry thousands of earlier messages.
+ */
+async function appendInBatches(
+  store: SessionStore,
+  sessionId: string,
+  messages: ChatMessage[],
+): Promise<void> {
+  let batch: ChatMessage[] = [];
+  let chars = 0;
+  for (const m of messages) {
+    batch.push(m);
+    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content ?? "").length;
+    if (batch.length >= COPY_BATCH_MESSAGES || chars >= COPY_BATCH_CHARS) {
+      store.appendMessages(sessionId, batch);
+      batch = [];
+      chars = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  if (batch.length > 0) store.appendMessages(sessionId, batch);
+}
+
+/** What a run needs besides its request. */
+export interface RunSetup {
+  runtime: Runtime;
+  toolsets: readonly string[];
+  plan: SessionPlan;
+  /** The configured model's protocol cannot carry the response format: ask for it in words. */
+  emulateFormat: boolean;
+  /** The settings sent to the model (the format left out when emulated). */
+  params: RequestParams;
 }
 
 /** One request's agent. */
 export class ApiRun {
-  readonly agent: Agent;
   readonly sessionId: string;
   private stopReason: StopReason | undefined;
   private readonly produced: ChatMessage[] = [];
   private readonly settled = Promise.withResolvers<void>();
 
-  constructor(
-    runtime: Runtime,
+  private constructor(
+    readonly agent: Agent,
     private readonly request: ConversationRequest,
-    toolsets: readonly string[],
-    onEvent: (e: AgentEvent) => void,
+    private readonly setup: RunSetup,
+    /** The stored row has no system prompt yet: it is written after the first request builds one. */
+    private readonly promptUnstored: boolean,
   ) {
-    const { history } = applyInstructions(request);
-    this.agent = runtime.newAgent(
-      (e) => {
-        if (e.type === "message" && (e.message.role === "assistant" || e.message.role === "tool"))
-          this.produced.push(e.message);
-        onEvent(e);
-      },
-      {
-        platform: "api_server",
-        source: "api_server",
-        toolsets,
-        history: answerOpenToolCalls(history),
-        // The answer waits for background delegations; no review keeps working after the request.
-        awaitBackground: true,
-        learn: false,
-      },
-    );
-    this.sessionId = this.agent.sessionId;
+    this.sessionId = agent.sessionId;
+    agent.setRequestParams(Object.keys(setup.params).length > 0 ? setup.params : undefined);
+  }
+
+  /** Builds the run's agent on the session its plan names (copying a long history in batches). */
+  static async open(
+    request: ConversationRequest,
+    setup: RunSetup,
+    onEvent: (e: AgentEvent) => void,
+  ): Promise<ApiRun> {
+    const { runtime, plan } = setup;
+    let run: ApiRun | undefined;
+    const listener = (e: AgentEvent): void => {
+      if (e.type === "message" && (e.message.role === "assistant" || e.message.role === "tool"))
+        run?.produced.push(e.message);
+      onEvent(e);
+    };
+    const base = {
+      platform: "api_server",
+      source: API_SOURCE,
+      toolsets: setup.toolsets,
+      // The answer waits for background delegations; no review keeps working after the request.
+      awaitBackground: true,
+      learn: false,
+    };
+    const store = runtime.sessions;
+    const history = answerOpenToolCalls(applyInstructions(request).history);
+    let resume: SessionRecord | undefined;
+    if (store && plan.kind === "continue") {
+      if (plan.extra.length > 0) await appendInBatches(store, plan.session.id, plan.extra);
+      resume = plan.session;
+    } else if (store && history.length > 0) {
+      resume = store.createSession({
+        id: newSessionId(),
+        source: API_SOURCE,
+        model: runtime.target.model,
+        provider: runtime.target.provider,
+        cwd: runtime.scopeOf().workdir,
+      });
+      await appendInBatches(store, resume.id, history);
+    }
+    const agent = runtime.newAgent(listener, resume ? { ...base, resume } : { ...base, history });
+    run = new ApiRun(agent, request, setup, resume !== undefined && !resume.systemPrompt);
+    return run;
   }
 
   /** Resolves once the run has ended and its agent is closed. */
@@ -74,14 +159,20 @@ export class ApiRun {
     });
   }
 
-  /** Runs the turn, then closes the agent. Never throws. */
+  /** Runs the turn (and a repair turn for a structured answer that failed its check), then closes the agent. Never throws. */
   async execute(): Promise<RunOutcome> {
     const { turn } = applyInstructions(this.request);
+    const format = this.request.params.responseFormat;
     try {
       // A client that left before the run started gets no run at all.
-      const result: RunResult = this.stopReason
+      let result: RunResult = this.stopReason
         ? { status: "interrupted", finalText: "", apiCalls: 0, usage: emptyUsage() }
-        : await this.agent.runConversation(turn);
+        : await this.agent.runConversation(
+            format && this.setup.emulateFormat ? `${turn}\n\n${formatInstruction(format)}` : turn,
+          );
+      this.storePrompt();
+      let formatProblem: string | undefined;
+      if (format && isAnswer(result)) ({ result, formatProblem } = await this.checkFormat(result, format));
       return {
         result,
         stopReason: this.stopReason,
@@ -90,36 +181,80 @@ export class ApiRun {
           { role: "user", content: this.request.turn },
           ...this.produced,
         ],
+        ...(formatProblem ? { formatProblem } : {}),
       };
     } finally {
       await this.agent.close(this.stopReason === "server_stopping" ? "shutdown" : "api_request_end");
       this.settled.resolve();
     }
   }
+
+  /** The answer checked against the format, with one repair turn when it fails. */
+  private async checkFormat(
+    first: RunResult,
+    format: ResponseFormat,
+  ): Promise<{ result: RunResult; formatProblem?: string }> {
+    const check = await checkAnswer(first.finalText, format);
+    if (check.ok) return { result: { ...first, finalText: check.text } };
+    if (this.stopReason) return { result: first, formatProblem: check.problems };
+    const second = await this.agent.runConversation(repairRequest(check.problems, format));
+    const usage = emptyUsage();
+    addUsage(usage, first.usage);
+    addUsage(usage, second.usage);
+    const both = { ...second, usage, apiCalls: first.apiCalls + second.apiCalls };
+    if (!isAnswer(second)) return { result: both };
+    const again = await checkAnswer(second.finalText, format);
+    return again.ok
+      ? { result: { ...both, finalText: again.text } }
+      : { result: both, formatProblem: again.problems };
+  }
+
+  /** A session made or continued here gets the system prompt the run built, for the next request to reuse. */
+  private storePrompt(): void {
+    const first = this.agent.messages[0];
+    if (!this.promptUnstored || first?.role !== "system") return;
+    try {
+      this.setup.runtime.sessions?.setSystemPrompt(this.agent.sessionId, first.content);
+    } catch (err) {
+      this.setup.runtime.logger.warn("api session prompt not stored", { message: (err as Error).message });
+    }
+  }
 }
 
-const emptyUsage = (): RunResult["usage"] => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  reasoningTokens: 0,
-});
+const isAnswer = (r: RunResult): boolean =>
+  (r.status === "completed" || r.status === "budget_exhausted") && r.finalText.trim() !== "";
 
-/** Counts runs against the cap and stops them all on shutdown. */
+/** Runs against the cap (waiting in the run queue past it) and stops them all on shutdown. */
 export class RunPool {
   private readonly active = new Set<ApiRun>();
+  private readonly queue: RunQueue;
   private draining = false;
   /** Runs started since the server did. */
   total = 0;
 
   constructor(
     private readonly runtime: Runtime,
-    private readonly options: { maxConcurrentRuns: number; toolsets: readonly string[] },
-  ) {}
+    private readonly options: {
+      maxConcurrentRuns: number;
+      queueTimeoutMs: number;
+      maxQueuedRuns: number;
+      toolsets: readonly string[];
+    },
+  ) {
+    this.queue = new RunQueue({
+      max: options.maxConcurrentRuns,
+      timeoutMs: options.queueTimeoutMs,
+      maxQueued: options.maxQueuedRuns,
+    });
+  }
 
   get inFlight(): number {
     return this.active.size;
+  }
+
+  /** Requests waiting for a run slot. */
+  get queued(): number {
+    return this.queue.queued;
   }
 
   /** Session ids of the runs in flight (not deletable while they run). */
@@ -127,29 +262,52 @@ export class RunPool {
     return new Set([...this.active].flatMap((r) => r.agent.sessionIds));
   }
 
-  /** A new run, counted until it is done. Throws ApiError 429 over the cap, 503 while stopping. */
-  start(request: ConversationRequest, onEvent: (e: AgentEvent) => void): ApiRun {
-    if (this.draining)
-      throw new ApiError(503, "The API server is shutting down", "service_unavailable", "server_stopping");
-    if (this.active.size >= this.options.maxConcurrentRuns)
-      throw new ApiError(
-        429,
-        `Too many runs in flight (at most ${this.options.maxConcurrentRuns}); retry shortly`,
-        "rate_limit_error",
-        "too_many_runs",
-        null,
-        { "retry-after": "1" },
+  /**
+   * A new run once a slot is free, counted until it is done. Rejects with ApiError: 429 when no
+   * slot freed within the queue timeout, 503 while stopping, 499 when the client left while
+   * waiting (`res` closed: nobody is there to answer).
+   */
+  async start(
+    request: ConversationRequest,
+    setup: Omit<RunSetup, "runtime" | "toolsets">,
+    onEvent: (e: AgentEvent) => void,
+    res: ServerResponse,
+  ): Promise<ApiRun> {
+    if (this.draining) throw stopping();
+    if (res.destroyed) throw gone();
+    const left = new AbortController();
+    const onClose = (): void => left.abort(gone());
+    res.once("close", onClose);
+    let release: Release;
+    try {
+      release = await this.queue.acquire(left.signal);
+    } finally {
+      res.off("close", onClose);
+    }
+    let run: ApiRun;
+    try {
+      run = await ApiRun.open(
+        request,
+        { ...setup, runtime: this.runtime, toolsets: this.options.toolsets },
+        onEvent,
       );
-    const run = new ApiRun(this.runtime, request, this.options.toolsets, onEvent);
+    } catch (err) {
+      release();
+      throw err;
+    }
     this.active.add(run);
     this.total++;
-    void run.done.then(() => this.active.delete(run));
+    void run.done.then(() => {
+      this.active.delete(run);
+      release();
+    });
     return run;
   }
 
   /** Refuses new runs, lets the running ones finish for up to `drainMs`, then interrupts the rest. */
   async drain(drainMs: number): Promise<void> {
     this.draining = true;
+    this.queue.close(stopping());
     const all = (): Promise<unknown> => Promise.all([...this.active].map((r) => r.done));
     if (this.active.size === 0) return;
     const timer = Promise.withResolvers<void>();
@@ -160,3 +318,9 @@ export class RunPool {
     await all();
   }
 }
+
+const gone = (): ApiError =>
+  new ApiError(499, "The client left while waiting for a run slot", "server_error", "client_disconnected");
+
+const stopping = (): ApiError =>
+  new ApiError(503, "The API server is shutting down", "service_unavailable", "server_stopping");

@@ -33,6 +33,8 @@ export interface ApiServerDeps {
 }
 
 const NO_BODY = Buffer.alloc(0);
+/** How long requests whose runs were stopped get to send their answer before connections close. */
+const ANSWER_AFTER_STOP_MS = 2_000;
 
 const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
 
@@ -126,8 +128,10 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     await handler(ctx, { req, res, url, params: found.params, body, raw, caller });
   }
 
+  /** Requests being handled: a stop lets them send what their stopped runs end in. */
+  const handling = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+    const work = handle(req, res).catch((err: unknown) => {
       if (err instanceof ApiError) {
         // A body refused unread (413, 408) carries `connection: close` among its headers.
         sendError(res, err);
@@ -146,6 +150,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
       if (res.headersSent) res.end();
       else sendJson(res, 500, new ApiError(500, `Internal error: ${lastError}`, "server_error").body());
     });
+    handling.add(work);
+    void work.finally(() => handling.delete(work));
   });
   // requestTimeout bounds receiving the request only: a streamed answer may run for minutes.
 
@@ -183,6 +189,15 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await runs.drain(drainMs);
+        // The stopped runs' requests answer (503) before their connections go.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...handling]),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, ANSWER_AFTER_STOP_MS);
+          }),
+        ]);
+        clearTimeout(timer);
         server.closeAllConnections();
         await closed;
         ctx.responses = undefined;

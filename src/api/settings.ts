@@ -24,6 +24,10 @@ export interface ApiServerOptions {
   /** The one model id clients see. */
   modelName: string;
   maxConcurrentRuns: number;
+  /** How long a request waits for a run slot before its 429 (ms; 0: refused at once). */
+  queueTimeoutMs: number;
+  /** Requests that may wait for a slot at once; more are refused at once. */
+  maxQueuedRuns: number;
   /** Responses kept for previous_response_id (the newest ones). */
   maxStoredResponses: number;
   maxBodyBytes: number;
@@ -88,6 +92,13 @@ function positiveInt(value: unknown, fallback: number, where: string): number {
   return value;
 }
 
+function seconds(value: unknown, fallback: number, where: string): number {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0)
+    throw new ApiSetupError(`${where} must be a number of seconds (0 or more), not ${JSON.stringify(value)}`);
+  return value;
+}
+
 /** Merges settings, environment and flags; throws ApiSetupError when there is no usable key. */
 export function resolveApiOptions(o: ResolveOptions): ApiServerOptions {
   const base = o.settings;
@@ -126,6 +137,8 @@ export function resolveApiOptions(o: ResolveOptions): ApiServerOptions {
     corsOrigins: stringList(env("API_SERVER_CORS_ORIGINS")) ?? stringList(s.cors_origins) ?? [],
     modelName: modelName || "hermes-agent",
     maxConcurrentRuns: positiveInt(s.max_concurrent_runs, 10, "platforms.api_server.max_concurrent_runs"),
+    queueTimeoutMs: seconds(s.queue_timeout, 30, "platforms.api_server.queue_timeout") * 1000,
+    maxQueuedRuns: positiveInt(s.max_queued_runs, 100, "platforms.api_server.max_queued_runs"),
     maxStoredResponses: positiveInt(s.max_stored_responses, 100, "platforms.api_server.max_stored_responses"),
     maxBodyBytes: MAX_BODY_BYTES,
     toolsets: platformToolsets && platformToolsets.length > 0 ? platformToolsets : [...DEFAULT_API_TOOLSETS],

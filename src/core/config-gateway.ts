@@ -82,8 +82,12 @@ export interface ApiServerSettings {
   port: number;
   /** Bearer key clients must send (API_SERVER_KEY); at least 16 characters. */
   key: string;
-  /** Runs at once; more get 429 with retry-after. */
+  /** Runs at once; more wait in a queue (queue_timeout), then get 429 with retry-after. */
   max_concurrent_runs: number;
+  /** Seconds a request waits for a run slot before its 429. */
+  queue_timeout: number;
+  /** Requests that may wait for a run slot at once. */
+  max_queued_runs: number;
   /** Origins allowed by CORS (none by default). */
   cors_origins: string[];
   /** The model id clients see. */
@@ -167,6 +171,8 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
       port: 8642,
       key: "",
       max_concurrent_runs: 10,
+      queue_timeout: 30,
+      max_queued_runs: 100,
       cors_origins: [],
       model_name: "hermes-agent",
       max_stored_responses: 100,

@@ -118,6 +118,8 @@ export const CONFIG_RULES: Record<string, Rule> = {
       : "must be a list of user ids or @usernames",
   "platforms.api_server.port": intAtLeast(0),
   "platforms.api_server.max_concurrent_runs": intAtLeast(1),
+  "platforms.api_server.queue_timeout": numberAtLeast(0),
+  "platforms.api_server.max_queued_runs": intAtLeast(1),
   "platforms.webhook.port": intAtLeast(0),
   "approvals.gateway_timeout": numberAbove(0),
   "model.provider": oneOf(...PROVIDERS),

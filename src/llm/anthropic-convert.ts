@@ -138,10 +138,10 @@ export function toAnthropicTools(tools: readonly ToolDefinition[]): Tool[] {
 }
 
 /**
- * The SDK's types no longer list `temperature` (newer Claude models fix it), but compatible
- * endpoints still honour it, so it is sent only when the caller asks for it.
+ * The SDK's types no longer list `temperature` and `top_p` (newer Claude models fix them), but
+ * compatible endpoints still honour them, so they are sent only when the caller asks for them.
  */
-export type AnthropicStreamParams = MessageCreateParamsStreaming & { temperature?: number };
+export type AnthropicStreamParams = MessageCreateParamsStreaming & { temperature?: number; top_p?: number };
 
 /** The full streaming request body, with the system_and_3 cache layout applied. */
 export function buildAnthropicParams(request: LlmRequest): AnthropicStreamParams {
@@ -175,6 +175,8 @@ export function buildAnthropicParams(request: LlmRequest): AnthropicStreamParams
   // Extended thinking rejects any temperature but the default.
   const temperature = params.thinking ? undefined : temperatureFor(target.model, request.temperature);
   if (temperature !== undefined) params.temperature = temperature;
+  if (request.topP !== undefined && !params.thinking) params.top_p = request.topP;
+  if (request.stop?.length) params.stop_sequences = request.stop;
   return params;
 }
 

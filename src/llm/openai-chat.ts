@@ -91,6 +91,25 @@ export function buildChatParams(request: LlmRequest): ChatCompletionCreateParams
   }
   const temperature = temperatureFor(target.model, request.temperature);
   if (temperature !== undefined) params.temperature = temperature;
+  if (request.topP !== undefined) params.top_p = request.topP;
+  if (request.stop?.length) params.stop = request.stop;
+  if (request.seed !== undefined) params.seed = request.seed;
+  if (request.presencePenalty !== undefined) params.presence_penalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined) params.frequency_penalty = request.frequencyPenalty;
+  const format = request.responseFormat;
+  if (format?.type === "json_object") params.response_format = { type: "json_object" };
+  else if (format?.type === "json_schema") {
+    const { name, schema, description, strict } = format;
+    params.response_format = {
+      type: "json_schema",
+      json_schema: {
+        name,
+        schema,
+        ...(description !== undefined ? { description } : {}),
+        ...(strict !== undefined ? { strict } : {}),
+      },
+    };
+  }
   if (target.maxTokens !== undefined) {
     if (usesMaxCompletionTokens(target)) params.max_completion_tokens = target.maxTokens;
     else params.max_tokens = target.maxTokens;

@@ -135,6 +135,21 @@ export function buildResponsesParams(request: LlmRequest): ResponseCreateParamsS
   if (target.maxTokens !== undefined && !codex) params.max_output_tokens = target.maxTokens;
   const temperature = temperatureFor(target.model, request.temperature);
   if (temperature !== undefined) params.temperature = temperature;
+  if (request.topP !== undefined && temperature !== undefined) params.top_p = request.topP;
+  const format = request.responseFormat;
+  if (format?.type === "json_object") params.text = { format: { type: "json_object" } };
+  else if (format?.type === "json_schema") {
+    const { name, schema, description, strict } = format;
+    params.text = {
+      format: {
+        type: "json_schema",
+        name,
+        schema,
+        ...(description !== undefined ? { description } : {}),
+        ...(strict !== undefined ? { strict } : {}),
+      },
+    };
+  }
   if (target.reasoningEffort) params.reasoning = { effort: target.reasoningEffort, summary: "auto" };
   // Stateless reasoning: ask for the encrypted reasoning so the next request can carry it back.
   if (codex || isOpenAIReasoningModel(target.model) || supportsReasoning(target.model))

@@ -131,6 +131,34 @@ export interface ModelTarget {
  */
 export type ToolChoice = "auto" | "none";
 
+/** A structured answer a caller asks for: any JSON object, or one matching a JSON schema. */
+export type ResponseFormat =
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      name: string;
+      schema: Record<string, unknown>;
+      description?: string;
+      strict?: boolean;
+    };
+
+/**
+ * Sampling and output settings one caller asks for (an API server client's `max_tokens`,
+ * `temperature`, ...). Unset fields leave the configured or provider's defaults. Each protocol
+ * sends what its wire can carry (see `unsupportedParams`).
+ */
+export interface RequestParams {
+  /** Output cap of each model call (instead of model.max_tokens). */
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseFormat?: ResponseFormat;
+}
+
 export interface LlmRequest {
   target: ModelTarget;
   messages: readonly ChatMessage[];
@@ -139,6 +167,12 @@ export interface LlmRequest {
   toolChoice?: ToolChoice;
   signal?: AbortSignal;
   temperature?: number;
+  topP?: number;
+  stop?: string[];
+  seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseFormat?: ResponseFormat;
 }
 
 /** Reasons a provider call failed. Closed set: the retry loop switches on it. */

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { text } from "../runtime/support.js";
 import { messagesOf, toolMessagesOf } from "../support/e2e.js";
-import { eventually, useApiServer } from "./support.js";
+import { eventually, KEY, useApiServer } from "./support.js";
 
 const api = useApiServer();
 
@@ -139,15 +140,27 @@ describe("POST /v1/chat/completions", () => {
     expect(denial).toMatch(/no one to ask/);
   });
 
-  it("answers a model failure with a 502 in OpenAI's error shape", async () => {
+  it("answers a model-side 400 with a 400 carrying the model's message: the SDK does not retry it", async () => {
     const t = await api.start();
     api.fake.enqueue({
       fault: { kind: "http", status: 400, body: { error: { message: "bad thing upstream" } } },
     });
-    const res = await t.post("/v1/chat/completions", { messages: [{ role: "user", content: "hi" }] });
-    expect(res.status).toBe(502);
-    const body = (await res.json()) as { error: { message: string; type: string; code: string } };
-    expect(body.error.type).toBe("server_error");
-    expect(body.error.message).toMatch(/bad thing upstream/);
+    // The official client with its default retries: a 5xx would run the agent three times.
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${t.url}/v1` });
+    const failure = await client.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "say hi once" }] })
+      .catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
+    const err = failure as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/bad thing upstream/);
+    expect(err.type).toBe("invalid_request_error");
+    expect(api.fake.requests).toHaveLength(1);
+    // One run, so the user's message is stored once.
+    await eventually(() => t.server.status().runsInFlight === 0, "the run to end");
+    const sessions = t.runtime.sessions!.listSessions({ source: "api_server" });
+    expect(sessions).toHaveLength(1);
+    const users = t.runtime.sessions!.loadMessages(sessions[0]!.id).filter((m) => m.message.role === "user");
+    expect(users.map((m) => m.message.content)).toEqual(["say hi once"]);
   });
 });

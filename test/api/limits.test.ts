@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { lastUser } from "../runtime/support.js";
 import { eventually, KEY, useApiServer } from "./support.js";
 
 const api = useApiServer();
@@ -34,8 +35,10 @@ describe("auth", () => {
 });
 
 describe("limits", () => {
-  it("answers 429 with retry-after past max_concurrent_runs", async () => {
-    const t = await api.start("platforms:\n  api_server:\n    max_concurrent_runs: 1\n");
+  it("queues past max_concurrent_runs, then answers 429 with a jittered retry-after once the queue timeout passes", async () => {
+    const t = await api.start(
+      "platforms:\n  api_server:\n    max_concurrent_runs: 1\n    queue_timeout: 0.3\n",
+    );
     api.fake.enqueue({ fault: { kind: "hang" } });
     const held = new AbortController();
     const first = t.client.chat.completions
@@ -45,11 +48,18 @@ describe("limits", () => {
 
     const second = await t.post("/v1/chat/completions", { messages: [{ role: "user", content: "second" }] });
     expect(second.status).toBe(429);
-    expect(second.headers.get("retry-after")).toBe("1");
-    expect(((await second.json()) as ErrorBody).error.type).toBe("rate_limit_error");
+    const ms = Number(second.headers.get("retry-after-ms"));
+    expect(ms).toBeGreaterThanOrEqual(1000);
+    expect(ms).toBeLessThanOrEqual(3000);
+    expect(second.headers.get("retry-after")).toBe(String(Math.ceil(ms / 1000)));
+    const body = (await second.json()) as ErrorBody;
+    expect(body.error.type).toBe("rate_limit_error");
+    expect(body.error.message).toMatch(/no run slot freed within 0\.3 s/);
     await expect(
       t.client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "third" }] }),
     ).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    // Refused requests never reached the model.
+    expect(api.fake.requests).toHaveLength(1);
 
     held.abort();
     await first;
@@ -60,6 +70,30 @@ describe("limits", () => {
       messages: [{ role: "user", content: "now" }],
     });
     expect(after.choices[0]?.message.content).toBe("free again");
+  });
+
+  it("serves queued requests in arrival order as slots free", async () => {
+    const t = await api.start("platforms:\n  api_server:\n    max_concurrent_runs: 1\n");
+    api.fake.setResponder((req) => ({ text: `answer to ${lastUser(req)}` }));
+    api.fake.enqueue({ fault: { kind: "hang" } });
+    const held = new AbortController();
+    const first = t.client.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "one" }] }, { signal: held.signal })
+      .catch((err: unknown) => err);
+    await eventually(() => api.fake.requests.length === 1, "the first run");
+    const later: Promise<string | null | undefined>[] = [];
+    for (const content of ["two", "three", "four"]) {
+      later.push(
+        t.client.chat.completions
+          .create({ model: "m", messages: [{ role: "user", content }] })
+          .then((a) => a.choices[0]?.message.content),
+      );
+      await eventually(() => t.server.status().runsQueued === later.length, `${content} to wait`);
+    }
+    held.abort();
+    await first;
+    expect(await Promise.all(later)).toEqual(["answer to two", "answer to three", "answer to four"]);
+    expect(api.fake.requests.map((r) => lastUser(r))).toEqual(["one", "two", "three", "four"]);
   });
 
   it("stops the run when the client disconnects mid-stream: no further model requests, the session ends", async () => {

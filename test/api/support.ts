@@ -1,8 +1,12 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach } from "vitest";
 import { type ApiServer, createApiServer } from "../../src/api/server.js";
 import { type ApiServerOptions, resolveApiOptions } from "../../src/api/settings.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
 import { type TestRuntime, useRuntime } from "../runtime/support.js";
+import { sandbox } from "../support/cli.js";
 import type { FakeLlm } from "../support/fake-llm.js";
 
 export const KEY = "test-api-key-0123456789abcdef";
@@ -22,20 +26,34 @@ export interface ApiHarness extends TestRuntime {
 /** A runtime on the fake LLM and an API server on 127.0.0.1:0 in front of it, per test. */
 export function useApiServer(): {
   readonly fake: FakeLlm;
-  start(yaml?: string, o?: Partial<ApiServerOptions>): Promise<ApiHarness>;
+  /**
+   * Starts the server on a runtime whose model is the fake server's chat completions endpoint plus
+   * `yaml`; `config` (given the fake server) replaces the whole config.yaml instead, for another
+   * protocol (`model.api_mode`).
+   */
+  start(
+    yaml?: string,
+    o?: Partial<ApiServerOptions>,
+    config?: (fake: FakeLlm) => string,
+    homeFiles?: Record<string, string>,
+  ): Promise<ApiHarness>;
 } {
   const h = useRuntime();
   let server: ApiServer | undefined;
+  let own: TestRuntime | undefined;
   afterEach(async () => {
     await server?.stop(0);
     server = undefined;
+    await own?.runtime.dispose();
+    own = undefined;
   });
   return {
     get fake() {
       return h.fake;
     },
-    start: async (yaml = "", overrides = {}) => {
-      const t = h.start(yaml);
+    start: async (yaml = "", overrides = {}, config, homeFiles) => {
+      if (config) own = ownRuntime(config(h.fake), homeFiles);
+      const t = own ?? h.start(yaml);
       const options: ApiServerOptions = {
         ...resolveApiOptions({
           settings: t.runtime.config.platforms.api_server as unknown as Record<string, unknown>,
@@ -68,6 +86,20 @@ export function useApiServer(): {
       };
     },
   };
+}
+
+/** A runtime on a config.yaml of the test's own (disposed after the test by useApiServer). */
+function ownRuntime(configYaml: string, homeFiles: Record<string, string> = {}): TestRuntime {
+  const box = sandbox(configYaml);
+  for (const [name, text] of Object.entries(homeFiles)) writeFileSync(join(box.home, name), text);
+  mkdirSync(join(box.work, "..", "user-home"), { recursive: true });
+  const runtime = createRuntime({
+    home: box.home,
+    cwd: box.work,
+    platform: "test",
+    env: { OPENAI_API_KEY: "test-key", ANTHROPIC_API_KEY: "test-key" },
+  });
+  return { runtime, box, events: new Map(), listener: () => () => {} };
 }
 
 /** Polls until `check` holds (a run ends in the background after a client leaves). */
