@@ -15,6 +15,7 @@ import { createRuntime, type Runtime } from "../../runtime/runtime.js";
 import { openStateStore } from "../../state/open.js";
 import type { SessionStore } from "../../state/store.js";
 import { describeFatal } from "../errors.js";
+import { createArgumentCheck } from "./mcp-serve-check.js";
 import { knowledgeTools, type ServeResult, type ServeTool } from "./mcp-serve-tools.js";
 
 /** One prompt through a fresh agent of this profile: its final answer, or the reason it has none. */
@@ -90,6 +91,7 @@ export async function runMcpServe(): Promise<number> {
     runPromptTool(getRuntime),
   ];
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const checkArguments = createArgumentCheck();
 
   const server = new Server({ name: "hermes-agent", version: VERSION }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -103,9 +105,12 @@ export async function runMcpServe(): Promise<number> {
     const tool = byName.get(req.params.name);
     if (!tool)
       return { content: [{ type: "text", text: `Unknown tool: ${req.params.name}` }], isError: true };
+    const args = req.params.arguments ?? {};
     let result: ServeResult;
     try {
-      result = await tool.run(req.params.arguments ?? {}, extra.signal);
+      // A call whose arguments break the tool's schema never runs.
+      const invalid = await checkArguments(tool, args);
+      result = invalid ? { text: invalid, isError: true } : await tool.run(args, extra.signal);
     } catch (err) {
       result = { text: JSON.stringify({ error: (err as Error).message }), isError: true };
     }
