@@ -271,7 +271,7 @@ describe("gateway runner: sessions", () => {
     expect(g.fake.requests).toHaveLength(3);
   });
 
-  it("saves a document into the work directory and tells the model where it is", async () => {
+  it("saves a document into the user's working folder and tells the model where it is", async () => {
     const gw = await g.start();
     const download = join(gw.t.box.home, "cache-download.txt");
     writeFileSync(download, "quarterly numbers");
@@ -283,7 +283,7 @@ describe("gateway runner: sessions", () => {
       ],
     });
     await gw.adapter.waitForText("got it");
-    const saved = join(gw.t.box.work, "uploads", "report.txt");
+    const saved = join(gw.t.box.home, "users", gw.adapter.name, "u1", "work", "uploads", "report.txt");
     expect(existsSync(saved)).toBe(true);
     const user = lastUser(g.fake.requests[0]!);
     expect(user).toContain(`The user sent a document: ${saved}`);
