@@ -21,7 +21,8 @@ const PREVIEW_CHARS = 60;
 
 let ajvClass: Promise<typeof Ajv> | undefined;
 const loadAjv = (): Promise<typeof Ajv> => {
-  ajvClass ??= import("ajv").then((m) => m.Ajv);
+  // ajv is CommonJS: the bundle hands its exports over as `default` only; its `default` is the class.
+  ajvClass ??= import("ajv").then((m) => m.default.default);
   return ajvClass;
 };
 
