@@ -11,7 +11,7 @@ import {
 import { closedPort } from "../support/closed-port.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
 import { tempDir } from "../support/temp.js";
-import { collectingSink } from "./support/collecting-sink.js";
+import { collectingSink, refusingSink } from "./support/collecting-sink.js";
 
 let fake: FakeTelegram;
 let adapter: PlatformAdapter | undefined;
@@ -63,6 +63,20 @@ async function sendError(promise: Promise<unknown>): Promise<PlatformSendError> 
 }
 
 describe("receiving", () => {
+  it("does not confirm an update the gateway could not record: it comes again and is taken once", async () => {
+    adapter = await createTelegramAdapter(context());
+    const sink = refusingSink(received, 1);
+    await adapter.start(sink);
+    const { updateId } = fake.sendUserMessage({ chatId: 7, userId: 7, text: "not lost" });
+    const [m] = await inbound(1);
+    expect(m!.text).toBe("not lost");
+    expect(sink.handed).toEqual([String(updateId), String(updateId)]);
+    // The getUpdates after the refusal did not confirm it; the one after it was taken did.
+    await fake.waitFor(() => fake.calls.filter((c) => c.method === "getUpdates").length >= 3);
+    const offsets = fake.calls.filter((c) => c.method === "getUpdates").map((c) => c.params.offset);
+    expect(offsets.slice(0, 3)).toEqual([undefined, undefined, updateId + 1]);
+  });
+
   it("maps a direct message and confirms it to Telegram once handled", async () => {
     await started();
     const { updateId, messageId } = fake.sendUserMessage({
@@ -469,6 +483,21 @@ describe("webhook mode", () => {
       [m!.updateId, "via webhook"],
       ["999", "forged"],
     ]);
+  });
+
+  it("answers 503 with Retry-After for an update the gateway could not record; Telegram's retry is taken", async () => {
+    const port = await closedPort();
+    adapter = await createTelegramAdapter(
+      context({ mode: "webhook", webhook_url: `http://127.0.0.1:${port}/hook`, webhook_port: port }),
+    );
+    const sink = refusingSink(received, 1);
+    await adapter.start(sink);
+    const { updateId } = fake.sendUserMessage({ chatId: 43, userId: 43, text: "retried" });
+    expect((await inbound(1)).map((r) => r.text)).toEqual(["retried"]);
+    expect(fake.webhookDeliveries.filter((d) => d.updateId === updateId).map((d) => d.status)).toEqual([
+      503, 200,
+    ]);
+    expect(logs.some((l) => l.message.includes("update not recorded; Telegram will resend it"))).toBe(true);
   });
 
   it("makes up a secret when none is configured", async () => {

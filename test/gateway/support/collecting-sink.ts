@@ -16,3 +16,22 @@ export function collectingSink(received: InboundMessage[]): InboundSink {
     return { status: "accepted" };
   };
 }
+
+/**
+ * A collecting sink that cannot record the first `refusals` updates (as when state.db is locked):
+ * it answers them `unavailable`, and counts every hand-over in `handed`.
+ */
+export function refusingSink(
+  received: InboundMessage[],
+  refusals: number,
+): InboundSink & { handed: string[] } {
+  const collect = collectingSink(received);
+  const handed: string[] = [];
+  let left = refusals;
+  const sink = async (...args: Parameters<InboundSink>): Promise<InboundReceipt> => {
+    handed.push(args[0].updateId);
+    if (left-- > 0) return { status: "unavailable", retryAfterSeconds: 1, reason: "state.db is locked" };
+    return collect(...args);
+  };
+  return Object.assign(sink, { handed });
+}

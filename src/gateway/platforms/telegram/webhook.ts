@@ -71,7 +71,10 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
         updateId: update.update_id,
         reason: receipt.reason,
       });
-      res.writeHead(503, { "content-type": "text/plain", "retry-after": String(receipt.retryAfterSeconds) });
+      res.writeHead(503, {
+        "content-type": "text/plain",
+        "retry-after": String(Math.max(1, Math.ceil(receipt.retryAfterSeconds))),
+      });
       res.end("not recorded, try again later");
     } catch (error) {
       o.log("error", "telegram webhook: update not handled; Telegram will resend it", {

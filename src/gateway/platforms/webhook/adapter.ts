@@ -383,7 +383,7 @@ function receiptReply(receipt: InboundReceipt, deliveryId: string): Reply {
       return {
         status: 503,
         body: { error: `not recorded, try again later: ${receipt.reason}`, request_id: deliveryId },
-        headers: { "retry-after": String(receipt.retryAfterSeconds) },
+        headers: { "retry-after": String(Math.max(1, Math.ceil(receipt.retryAfterSeconds))) },
       };
   }
 }
