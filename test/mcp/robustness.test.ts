@@ -5,8 +5,13 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { currentSource } from "../../src/core/fault-source.js";
+import { McpManager } from "../../src/mcp/manager.js";
+import type { ToolContext } from "../../src/tools/context.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
 import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
-import { ROOT, server, startManager, textOf } from "./support.js";
+import { tempDir } from "../support/temp.js";
+import { FIXTURE, host, ROOT, server, startManager, textOf } from "./support.js";
 
 const AWKWARD = join(ROOT, "test", "fixtures", "mcp", "awkward-server.mjs");
 const awkward = (name: string, mode: string) =>
@@ -149,5 +154,29 @@ describe("hermes mcp test on a server with awkward tools", () => {
     expect(c.stdout).toContain(
       `Renamed: tool 'a.b' is registered as 'mcp_s_a_b_${mark("s", "a.b")}' ('mcp_s_a_b' is also the name of its tool 'a_b').`,
     );
+  });
+});
+
+describe("a server's client code", () => {
+  it("runs as that server, so the crash guard can name it", async () => {
+    const seen: Array<[string, string | undefined]> = [];
+    const manager = new McpManager({
+      registry: new ToolRegistry<ToolContext>(),
+      servers: [server("files", { command: process.execPath, args: [FIXTURE, "basic"] })],
+      host,
+      env: process.env,
+      logDir: tempDir("hermes-mcp-source-"),
+      clientVersion: "test",
+      discoveryTimeoutMs: 20_000,
+      onStatus: (e) => void seen.push([e.kind, currentSource()]),
+    });
+    try {
+      manager.start();
+      await manager.ready();
+      expect(seen).toEqual([["connected", "mcp:files"]]);
+      expect(currentSource()).toBeUndefined();
+    } finally {
+      await manager.close();
+    }
   });
 });

@@ -49,6 +49,12 @@ await pause(100);
 // The third failure of the plugin disables it.
 await fireHook();
 await pause(100);
+// A flood from one source: written ten times a minute, the rest only counted.
+for (let i = 0; i < 15; i++)
+  setTimeout(() => {
+    throw new Error(`flood ${i}`);
+  }, 5);
+await pause(100);
 await logger.flush();
 process.stdout.write(
   `${JSON.stringify({
