@@ -39,6 +39,7 @@ export function repairFor(reason: FailoverReason): RequestRepair | undefined {
     case "content_policy_blocked":
     case "format_error":
     case "long_context_tier":
+    case "oauth_long_context_beta_forbidden":
     case "llama_cpp_grammar_pattern":
     case "aborted":
     case "unknown":

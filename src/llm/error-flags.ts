@@ -43,6 +43,7 @@ const FLAGS: Record<FailoverReason, Flags> = {
   multimodal_tool_content_unsupported: flag(false, false, false, true),
   thinking_signature: flag(true),
   long_context_tier: flag(true, true),
+  oauth_long_context_beta_forbidden: flag(false, false, false, true),
   llama_cpp_grammar_pattern: flag(true),
   aborted: flag(false),
   unknown: flag(true),

@@ -122,17 +122,28 @@ export const RATE_LIMIT_PATTERNS = [
   "resource_exhausted",
   "resource has been exhausted",
   "resource exhausted",
-  "usage_limit_reached",
   "rate increased too quickly",
   "too many concurrent requests",
 ];
 
 /** A quota or usage cap; rate limit or billing depending on TRANSIENT_PATTERNS (§4.3). */
-export const USAGE_LIMIT_PATTERNS = ["usage limit", "limit reached", "quota", "limit exceeded"];
+export const USAGE_LIMIT_PATTERNS = [
+  "usage limit",
+  "usage_limit_reached",
+  "limit reached",
+  "quota",
+  "limit exceeded",
+];
 
 /** Words saying a limit will lift on its own. */
 export const TRANSIENT_PATTERNS = [
   "try again",
+  "please wait",
+  "wait a ",
+  "wait for",
+  "wait until",
+  "wait before",
+  "slow down",
   "retry in",
   "retry after",
   "please retry",
@@ -174,6 +185,63 @@ export const CONTEXT_PATTERNS = [
   "exceeds the maximum number of tokens",
   "maximum number of tokens",
   "token limit",
+  // Z.AI / Zhipu, DashScope, Bedrock
+  "more than max tokens allowed",
+  "prompt exceeds max length",
+  "range of input length",
+  "max input token",
+  // The same in the languages vendors answer in: Chinese (simplified and traditional), Japanese,
+  // Korean, Russian, Spanish, Portuguese, French, German, Italian.
+  "超过最大长度",
+  "超出最大长度",
+  "上下文长度",
+  "上下文窗口",
+  "超出上下文",
+  "超过上下文",
+  "输入长度超过",
+  "输入过长",
+  "超過最大長度",
+  "上下文長度",
+  "超出上下文長度",
+  "輸入過長",
+  "コンテキスト長",
+  "コンテキストの長さ",
+  "最大コンテキスト",
+  "コンテキストウィンドウ",
+  "入力が長すぎ",
+  "컨텍스트 길이",
+  "최대 컨텍스트",
+  "컨텍스트 창",
+  "입력이 너무 깁니다",
+  "длина контекста",
+  "длину контекста",
+  "контекстного окна",
+  "контекстное окно",
+  "longitud máxima del contexto",
+  "longitud del contexto",
+  "ventana de contexto",
+  "comprimento máximo do contexto",
+  "janela de contexto",
+  "longueur maximale du contexte",
+  "fenêtre de contexte",
+  "kontextlänge",
+  "kontextfenster",
+  "lunghezza massima del contesto",
+  "finestra di contesto",
+];
+
+/**
+ * Anthropic: the subscription behind the key does not include the 1M-token context beta that the
+ * request (or a relay in front of the API) asked for. Its own class: not the key's fault, and the
+ * same request fails again.
+ */
+export const LONG_CONTEXT_BETA_PATTERNS = ["long context beta", "1m context beta", "context-1m"];
+export const NOT_AVAILABLE_PATTERNS = [
+  "not yet available",
+  "not available",
+  "forbidden",
+  "not allowed",
+  "not enabled",
 ];
 
 export const IMAGE_PATTERNS = [

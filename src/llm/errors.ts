@@ -99,6 +99,13 @@ function byProviderPattern(f: ErrorFacts, make: Make): ClassifiedError | undefin
   if (f.status === 429 && t.includes("extra usage") && t.includes("long context")) {
     return make("long_context_tier", "Long-context requests need the provider's extra-usage tier");
   }
+  // Any status (400 from the API, 403 from relays): a plan limit, not a bad key.
+  if (P.hasAny(t, P.LONG_CONTEXT_BETA_PATTERNS) && P.hasAny(t, P.NOT_AVAILABLE_PATTERNS)) {
+    return make(
+      "oauth_long_context_beta_forbidden",
+      "The subscription does not include the 1M-token context beta (Hermes does not ask for it: turn it off in the relay that adds it, or use a plan that includes it)",
+    );
+  }
   if ((clientError || f.status === 500) && P.hasAny(t, P.GRAMMAR_PATTERNS)) {
     return make("llama_cpp_grammar_pattern", "Server could not compile the tool schemas into a grammar");
   }
@@ -121,15 +128,18 @@ function byProviderPattern(f: ErrorFacts, make: Make): ClassifiedError | undefin
 function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContext): ClassifiedError {
   const t = f.text;
   const billing = P.hasAny(t, P.BILLING_PATTERNS);
-  const usageLimit = P.hasAny(t, P.USAGE_LIMIT_PATTERNS) || P.hasAny(t, P.RATE_LIMIT_PATTERNS);
+  const rateLimit = P.hasAny(t, P.RATE_LIMIT_PATTERNS);
+  const usageLimit = P.hasAny(t, P.USAGE_LIMIT_PATTERNS) || rateLimit;
   const transient = P.hasAny(t, P.TRANSIENT_PATTERNS);
+  // A usage cap that says nothing of lifting (no words, no reset time) is the plan's end: money.
+  const capForGood = !rateLimit && P.hasAny(t, P.USAGE_LIMIT_PATTERNS) && !transient && !liftsAt(f, ctx);
   switch (status) {
     case 401:
     case 403:
       // Quota windows are sometimes sent as 401/403; "check your key" would send users the wrong way.
       if (f.code === "server_error" || f.type === "server_error")
         return make("server_error", "Provider server error");
-      if (billing && !transient) return make("billing", "Billing problem");
+      if ((billing && !transient) || capForGood) return make("billing", "Billing problem");
       if (usageLimit) return make("rate_limit", "Usage limit reached");
       if (P.hasAny(t, P.AUTH_PERMANENT_PATTERNS))
         return make("auth_permanent", "Access refused for this account");
@@ -154,7 +164,7 @@ function byStatus(status: number, f: ErrorFacts, make: Make, ctx: ClassifyContex
       return make("payload_too_large", "Request too large");
     case 429:
       if (P.hasAny(t, P.OVERLOADED_PATTERNS) && !billing) return make("overloaded", "Provider overloaded");
-      if (f.code === "insufficient_quota" || (billing && !transient))
+      if (f.code === "insufficient_quota" || (billing && !transient) || capForGood)
         return make("billing", "Quota exhausted");
       return make(
         "rate_limit",
@@ -205,8 +215,11 @@ function byBadRequest(f: ErrorFacts, make: Make, ctx: ClassifyContext): Classifi
   return make("format_error", "Request rejected");
 }
 
-/** A 400 without a reason is read as an overflow from this share of the context window up. */
-const BARE_400_OVERFLOW_FILL = 0.85;
+/**
+ * A 400 without a reason is read as an overflow from this share of the context window up: the
+ * estimate counts characters, and tool schemas and tokenisation add to what the model sees.
+ */
+const BARE_400_OVERFLOW_FILL = 0.6;
 
 /** The request's estimated share of the context window; 0 when either number is unknown. */
 function windowFill(ctx: ClassifyContext): number {
@@ -214,29 +227,27 @@ function windowFill(ctx: ClassifyContext): number {
   return approxTokens !== undefined && contextLength ? approxTokens / contextLength : 0;
 }
 
-/** Messages that say nothing beyond "400" (letters only, lower-cased): empty bodies, status texts. */
-const BARE_MESSAGES = new Set([
-  "",
-  "error",
-  "error code",
-  "bad request",
-  "bad request error",
-  "invalid request",
-  "invalid request error",
-  "invalid argument",
-  "request failed",
-  "unknown error",
-  "http error",
-  "status code no body",
-]);
+/**
+ * Words that say nothing beyond "400": what empty bodies, status lines and SDK wrappers are made
+ * of ("400 status code (no body)", "Error code: 400 - Bad Request", "HTTP 400: invalid_request").
+ */
+const FILLER = new Set(
+  "error errors code status http https bad request requests invalid failed failure with the a an no body response unknown argument arguments message badrequesterror invalid_request_error invalid_request invalid_argument bad_request null undefined".split(
+    " ",
+  ),
+);
 
 function isBareMessage(message: string): boolean {
-  return BARE_MESSAGES.has(
-    message
-      .toLowerCase()
-      .replace(/[^a-z]+/g, " ")
-      .trim(),
-  );
+  return message
+    .toLowerCase()
+    .split(/[^a-z_]+/)
+    .every((w) => w === "" || FILLER.has(w));
+}
+
+/** When the provider says the limit lifts (headers, body fields or words), if it does. */
+function liftsAt(f: ErrorFacts, ctx: ClassifyContext): number | undefined {
+  const now = ctx.now ?? Date.now();
+  return resetFromHeaders(f.headers, now) ?? resetFromBody(f.body, now) ?? resetFromText(f.text, now);
 }
 
 /** Step 3: no HTTP status (an error event inside a 200 stream): the body's code stands for one. */
@@ -254,6 +265,9 @@ function byMessage(f: ErrorFacts, make: Make): ClassifiedError | undefined {
   const t = f.text;
   const transient = P.hasAny(t, P.TRANSIENT_PATTERNS);
   if (P.hasAny(t, P.BILLING_PATTERNS) && !transient) return make("billing", "Billing problem");
+  // "usage limit reached" and nothing about when it lifts: the plan is used up.
+  if (P.hasAny(t, P.USAGE_LIMIT_PATTERNS) && !transient && !P.hasAny(t, P.RATE_LIMIT_PATTERNS))
+    return make("billing", "Usage limit reached");
   if (P.hasAny(t, P.RATE_LIMIT_PATTERNS) || (P.hasAny(t, P.USAGE_LIMIT_PATTERNS) && transient)) {
     return make("rate_limit", "Rate limited");
   }

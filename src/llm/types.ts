@@ -196,6 +196,7 @@ export type FailoverReason =
   | "multimodal_tool_content_unsupported"
   | "thinking_signature"
   | "long_context_tier"
+  | "oauth_long_context_beta_forbidden"
   | "llama_cpp_grammar_pattern"
   | "aborted"
   | "unknown";

@@ -131,6 +131,27 @@ export const ERROR_BODY_CASES: ErrorBodyCase[] = [
   { vendor: "Nous", what: "paid model on the free tier (a 404)", protocol: "openai", status: 404, body: { status: 404, message: "Model 'hermes-5-405b' is not available on the Free Tier. Upgrade at https://portal.nousresearch.com or pick a free model." }, reason: "billing" },
   { vendor: "proxy", what: "402 plain text", protocol: "openai", status: 402, body: "Payment Required", reason: "billing", flags: { retryable: false, shouldFallback: true } },
 
+  // Context overflows said in other languages, and vendor wordings without "context"
+  { vendor: "Zhipu", what: "prompt over the maximum length (Chinese)", protocol: "openai", status: 400, body: { error: { code: "1261", message: "Prompt 超过最大长度限制" } }, reason: "context_overflow", flags: { shouldCompress: true } },
+  { vendor: "DashScope-style", what: "input over the context length (Chinese)", protocol: "openai", status: 400, body: oa("输入长度超过模型最大上下文长度", "invalid_request_error", null), reason: "context_overflow" },
+  { vendor: "OpenAI-compatible", what: "context length (Japanese)", protocol: "openai", status: 400, body: oa("入力がモデルの最大コンテキスト長を超えています", "invalid_request_error", null), reason: "context_overflow" },
+  { vendor: "OpenAI-compatible", what: "context length (Korean)", protocol: "openai", status: 400, body: oa("입력이 모델의 최대 컨텍스트 길이를 초과했습니다", "invalid_request_error", null), reason: "context_overflow" },
+  { vendor: "OpenAI-compatible", what: "context length (Russian)", protocol: "openai", status: 400, body: oa("Длина запроса превышает максимальную длину контекста модели", "invalid_request_error", null), reason: "context_overflow" },
+  { vendor: "OpenAI-compatible", what: "context length (Spanish)", protocol: "openai", status: 400, body: oa("La solicitud supera la longitud máxima del contexto del modelo", "invalid_request_error", null), reason: "context_overflow" },
+  { vendor: "Z.AI", what: "more tokens than allowed", protocol: "openai", status: 400, body: { error: { code: "1210", message: "tokens in request more than max tokens allowed" } }, reason: "context_overflow" },
+
+  // A usage cap is money unless it says when it lifts; "please wait" says it lifts
+  { vendor: "OpenAI-compatible", what: "usage limit reached (a 429, no reset)", protocol: "openai", status: 429, headers: noRetryAfter, body: oa("usage limit reached", "usage_limit_reached", null), reason: "billing", flags: { retryable: false, shouldRotateCredential: true, shouldFallback: true } },
+  { vendor: "Anthropic-compatible", what: "account usage limit (a 429, no reset)", protocol: "anthropic", status: 429, headers: noRetryAfter, body: an("usage_limit_reached", "Your account has reached its usage limit."), reason: "billing" },
+  { vendor: "OpenAI-compatible", what: "usage limit with a retry-after header", protocol: "openai", status: 429, headers: { "retry-after": "3600" }, body: oa("usage limit reached", "usage_limit_reached", null), reason: "rate_limit", flags: { retryable: true } },
+  { vendor: "OpenAI-compatible", what: "usage limit (a 403, no reset)", protocol: "openai", status: 403, body: oa("Usage limit reached for this key.", "permission_error", null), reason: "billing" },
+  { vendor: "OpenRouter-style", what: "key limit, please wait (a 429)", protocol: "openai", status: 429, headers: noRetryAfter, body: or("Key limit exceeded, please wait", 429), reason: "rate_limit", flags: { retryable: true } },
+  { vendor: "OpenRouter-style", what: "key limit, please wait (a 403)", protocol: "openai", status: 403, body: or("Key limit exceeded, please wait a moment before the next request", 403), reason: "rate_limit", flags: { retryable: true } },
+
+  // The 1M-context beta the subscription lacks: not the key's fault, the same request fails again
+  { vendor: "Anthropic", what: "long context beta not available (a 400)", protocol: "anthropic", status: 400, body: an("invalid_request_error", "The long context beta is not yet available for this subscription."), reason: "oauth_long_context_beta_forbidden", flags: { retryable: false, shouldRotateCredential: false, shouldCompress: false, shouldFallback: true } },
+  { vendor: "Anthropic relay", what: "long context beta not available (a 403)", protocol: "anthropic", status: 403, body: an("permission_error", "long context beta is not yet available for this subscription"), reason: "oauth_long_context_beta_forbidden", flags: { retryable: false, shouldRotateCredential: false } },
+
   // A normal validation error stays a plain request error
   { vendor: "OpenAI", what: "string too long stays a request error", protocol: "openai", status: 400, body: oa("Invalid 'messages[1].name': string too long. Expected a string with maximum length 64.", "invalid_request_error", "string_above_max_length", "messages[1].name"), reason: "format_error", flags: { retryable: false, shouldCompress: false } },
 ];

@@ -83,12 +83,23 @@ describe("classifyError: a 400 without a reason, read against the context window
   }
   const badRequest = { error: { message: "Bad Request", type: "invalid_request_error", code: null } };
 
-  it("is a context overflow on a session at 85% of the window or more", async () => {
+  it("is a context overflow on a session at 60% of the window or more", async () => {
     const got = await bare400(badRequest, 9000, 10_000);
     expect(got).toMatchObject({ reason: "context_overflow", shouldCompress: true, status: 400 });
     expect(got.message).toBe(
       "Context probably too long for the model (~90% of its window) (HTTP 400, custom): Bad Request",
     );
+    expect(await bare400(badRequest, 7000, 10_000)).toMatchObject({ reason: "context_overflow" });
+    // Bodies that say no more than "400" in other words.
+    for (const body of [
+      { error: { message: "Error code: 400", type: null, code: 400 } },
+      { error: { message: "400 Bad Request", type: "invalid_request_error", code: "bad_request" } },
+      { error: { message: "HTTP 400: invalid_request_error", type: null, code: null } },
+      "null",
+    ])
+      expect(await bare400(body, 6500, 10_000), JSON.stringify(body)).toMatchObject({
+        reason: "context_overflow",
+      });
     expect(
       await bare400(
         { type: "error", error: { type: "invalid_request_error", message: "Error" } },
@@ -155,6 +166,12 @@ describe("classifyError: recovery flags and messages", () => {
   it("classifies status-less errors by their words: billing before rate limit", () => {
     expect(classifyError(new Error("Insufficient credits on this account")).reason).toBe("billing");
     expect(classifyError(new Error("quota exceeded, retry in 30s")).reason).toBe("rate_limit");
+    expect(classifyError(new Error("usage limit reached")).reason).toBe("billing");
+    expect(classifyError(new Error("key limit exceeded, please wait")).reason).toBe("rate_limit");
+    expect(classifyError(new Error("Prompt 超过最大长度限制")).reason).toBe("context_overflow");
+    expect(
+      classifyError(new Error("The long context beta is not yet available for this subscription.")),
+    ).toMatchObject({ reason: "oauth_long_context_beta_forbidden", shouldRotateCredential: false });
     expect(classifyError(new Error("Too Many Requests")).reason).toBe("rate_limit");
     expect(classifyError(new Error("maximum context length exceeded")).reason).toBe("context_overflow");
   });
