@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MediaCache, mediaCacheLimits, pruneMediaCache } from "../../src/gateway/media-cache.js";
 import { tempDir } from "../support/temp.js";
+import { useGateway } from "./support/gateway.js";
 
 const HOUR = 3600_000;
 const MB = 1024 * 1024;
@@ -16,6 +17,8 @@ function cached(dir: string, name: string, bytes: number, ageMs: number): string
   utimesSync(path, at, at);
   return path;
 }
+
+const g = useGateway();
 
 describe("media cache limits", () => {
   it("removes files past the age limit, in every folder and below", () => {
@@ -73,5 +76,21 @@ describe("media cache limits", () => {
     await cache.stop();
     expect(existsSync(old)).toBe(false);
     expect(logs).toEqual(['media cache pruned {"removed":1,"freedBytes":10,"keptBytes":0}']);
+  });
+
+  it("are applied by the gateway when it starts, to its platforms' downloads and the tools' media", async () => {
+    const gw = await g.start("gateway:\n  media_cache_max_age_hours: 24\n");
+    const cache = gw.t.runtime.paths.cache;
+    const old = [
+      cached(join(cache, "memchat"), "1-0-photo.jpg", 10, 48 * HOUR),
+      cached(join(cache, "images"), "x.png", 10, 30 * HOUR),
+    ];
+    const kept = [
+      cached(join(cache, "memchat"), "2-0-photo.jpg", 10, HOUR),
+      cached(join(cache, "skills-elsewhere"), "y", 10, 48 * HOUR),
+    ];
+    const again = await gw.restart();
+    await again.adapter.waitFor(() => old.every((p) => !existsSync(p)), "the old files to go");
+    expect(kept.map((p) => existsSync(p))).toEqual([true, true]);
   });
 });
