@@ -60,6 +60,7 @@ export function mapProviderError(error: ClassifiedError): Mapping {
     case "multimodal_tool_content_unsupported":
     case "thinking_signature":
     case "llama_cpp_grammar_pattern":
+    case "oauth_long_context_beta_forbidden":
       // The server's own set-up (key, account, model, stored history): the same request fails again.
       return ours(error.reason);
     case "rate_limit":
