@@ -2,42 +2,19 @@
  * `hermes mcp serve` (the built binary, driven by the SDK's client) checks every call's arguments
  * against the tool's own input schema before it runs anything.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { BIN, cleanEnv, runHermes, type Sandbox, sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, runHermes, type Sandbox, sandbox } from "../support/cli.js";
 import { openaiConfig, useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm } from "../support/fake-llm.js";
+import { callText, connectServe } from "./support.js";
 
 let fake: FakeLlm;
 useFakeLlm((f) => {
   fake = f;
 });
 
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-
 const env = (box: Sandbox) => cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "test-key" });
-
-async function connect(box: Sandbox): Promise<Client> {
-  const client = new Client({ name: "serve-validation-test", version: "1.0.0" });
-  clients.push(client);
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, "mcp", "serve"],
-      env: env(box) as Record<string, string>,
-      cwd: box.work,
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-const textOf = (r: Awaited<ReturnType<Client["callTool"]>>): string =>
-  (r.content as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("");
+const connect = (box: Sandbox) => connectServe(env(box), box.work);
 
 describe("hermes mcp serve checks arguments against its input schemas", () => {
   it("answers a bad argument with an MCP error naming the field and the rule, and runs nothing", async () => {
@@ -48,7 +25,7 @@ describe("hermes mcp serve checks arguments against its input schemas", () => {
     const refused = async (name: string, args: Record<string, unknown>): Promise<string> => {
       const r = await client.callTool({ name, arguments: args });
       expect(r.isError).toBe(true);
-      return textOf(r);
+      return callText(r);
     };
 
     expect(await refused("sessions_list", { limit: -5 })).toBe(
@@ -78,9 +55,9 @@ describe("hermes mcp serve checks arguments against its input schemas", () => {
     // Good arguments still run.
     const listed = await client.callTool({ name: "sessions_list", arguments: { limit: 1 } });
     expect(listed.isError).toBeFalsy();
-    expect(JSON.parse(textOf(listed)).count).toBe(1);
+    expect(JSON.parse(callText(listed)).count).toBe(1);
     expect(
-      JSON.parse(textOf(await client.callTool({ name: "memory_read", arguments: { target: "user" } }))),
+      JSON.parse(callText(await client.callTool({ name: "memory_read", arguments: { target: "user" } }))),
     ).toEqual({
       user: [],
     });

@@ -1,24 +1,18 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStateStore } from "../../src/state/open.js";
 import { handleSessionSearch, SESSION_SEARCH_SCHEMA } from "../../src/tools/builtin/session-search.js";
 import type { SessionSearchService, ToolContext } from "../../src/tools/context.js";
-import { BIN, cleanEnv, runHermes, type Sandbox, sandbox } from "../support/cli.js";
+import { cleanEnv, runHermes, type Sandbox, sandbox } from "../support/cli.js";
 import { openaiConfig, toolMessagesOf, useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm } from "../support/fake-llm.js";
+import { callText, connectServe } from "./support.js";
 
 let fake: FakeLlm;
 useFakeLlm((f) => {
   fake = f;
-});
-
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
 const env = (box: Sandbox) =>
@@ -40,23 +34,7 @@ async function profile(): Promise<Sandbox> {
   return box;
 }
 
-async function connect(box: Sandbox): Promise<Client> {
-  const client = new Client({ name: "serve-test", version: "1.0.0" });
-  clients.push(client);
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, "mcp", "serve"],
-      env: env(box) as Record<string, string>,
-      cwd: box.work,
-      stderr: "pipe",
-    }),
-  );
-  return client;
-}
-
-const textOf = (r: Awaited<ReturnType<Client["callTool"]>>): string =>
-  (r.content as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("");
+const connect = (box: Sandbox) => connectServe(env(box), box.work);
 
 describe("hermes mcp serve, driven by the SDK's client", () => {
   it("offers the profile's sessions, search, memory and run_prompt", async () => {
@@ -74,19 +52,19 @@ describe("hermes mcp serve, driven by the SDK's client", () => {
       SESSION_SEARCH_SCHEMA.parameters,
     );
 
-    const listed = JSON.parse(textOf(await client.callTool({ name: "sessions_list", arguments: {} })));
+    const listed = JSON.parse(callText(await client.callTool({ name: "sessions_list", arguments: {} })));
     expect(listed.count).toBe(1);
     const id = listed.sessions[0].session_id as string;
 
     const read = JSON.parse(
-      textOf(await client.callTool({ name: "session_read", arguments: { session_id: id } })),
+      callText(await client.callTool({ name: "session_read", arguments: { session_id: id } })),
     );
     expect(read.messages.map((m: { role: string; text: string }) => [m.role, m.text])).toEqual([
       ["user", "remember that the blue giraffe lives in Lisbon"],
       ["assistant", "Noted: the blue giraffe lives in Lisbon."],
     ]);
 
-    const memory = JSON.parse(textOf(await client.callTool({ name: "memory_read", arguments: {} })));
+    const memory = JSON.parse(callText(await client.callTool({ name: "memory_read", arguments: {} })));
     expect(memory).toEqual({
       memory: ["Project uses pnpm", "Tests run with vitest"],
       user: ["Prefers short answers"],
@@ -97,7 +75,7 @@ describe("hermes mcp serve, driven by the SDK's client", () => {
     const box = await profile();
     const client = await connect(box);
     const args = { query: "giraffe", sort: "recency" };
-    const served = textOf(await client.callTool({ name: "session_search", arguments: args }));
+    const served = callText(await client.callTool({ name: "session_search", arguments: args }));
     const opened = openStateStore(join(box.home, "state.db"));
     if (!("store" in opened)) throw opened.error;
     const store = opened.store;
@@ -119,7 +97,7 @@ describe("hermes mcp serve, driven by the SDK's client", () => {
 
     const scrolled = await client.callTool({ name: "session_search", arguments: { around_message_id: 1 } });
     expect(scrolled.isError).toBe(true);
-    expect(textOf(scrolled)).toBe(JSON.stringify({ error: "around_message_id needs session_id" }));
+    expect(callText(scrolled)).toBe(JSON.stringify({ error: "around_message_id needs session_id" }));
   });
 
   it("run_prompt runs one prompt through a fresh agent of the profile; approvals are denied", async () => {
@@ -133,13 +111,13 @@ describe("hermes mcp serve, driven by the SDK's client", () => {
     );
     const r = await client.callTool({ name: "run_prompt", arguments: { prompt: "push my branch" } });
     expect(r.isError).toBeFalsy();
-    expect(textOf(r)).toBe("I could not push: approval was denied.");
+    expect(callText(r)).toBe("I could not push: approval was denied.");
     const second = fake.requests[before + 1]!;
     expect(String(JSON.parse(String(toolMessagesOf(second).at(-1)!.content)).error)).toMatch(
       /^Command needs approval and this run has no one to ask/,
     );
     const listed = JSON.parse(
-      textOf(await client.callTool({ name: "sessions_list", arguments: { source: "mcp" } })),
+      callText(await client.callTool({ name: "sessions_list", arguments: { source: "mcp" } })),
     );
     expect(listed.count).toBe(1);
   });
@@ -150,6 +128,6 @@ describe("hermes mcp serve, driven by the SDK's client", () => {
     fake.enqueue({ fault: { kind: "http", status: 400, body: { error: { message: "bad request" } } } });
     const r = await client.callTool({ name: "run_prompt", arguments: { prompt: "anything" } });
     expect(r.isError).toBe(true);
-    expect(JSON.parse(textOf(r)).status).toBe("failed");
+    expect(JSON.parse(callText(r)).status).toBe("failed");
   });
 });

@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, onTestFinished } from "vitest";
 import { type McpServerConfig, parseServer } from "../../src/mcp/config.js";
 import type { ReconnectPolicy } from "../../src/mcp/connection.js";
@@ -12,6 +14,7 @@ import { killGroup, trackGroup, untrackGroup } from "../../src/tools/environment
 import { isCredentialName } from "../../src/tools/environments/shell-state.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import type { ToolResult } from "../../src/tools/result.js";
+import { BIN } from "../support/cli.js";
 import { tempDir } from "../support/temp.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -204,3 +207,23 @@ export async function startEverythingSse(): Promise<{ url: string; pid: number }
 export function startFixtureHttp(mode: string): Promise<{ url: string; pid: number }> {
   return startHttp([FIXTURE, mode, "--http"], process.env);
 }
+
+/** The SDK's client on `hermes mcp serve` (the built binary) in `cwd`; closed after the test. */
+export async function connectServe(env: NodeJS.ProcessEnv, cwd: string): Promise<Client> {
+  const client = new Client({ name: "serve-test", version: "1.0.0" });
+  onTestFinished(() => client.close());
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "serve"],
+      env: env as Record<string, string>,
+      cwd,
+      stderr: "pipe",
+    }),
+  );
+  return client;
+}
+
+/** The text of a tool call's answer, as the SDK's client received it. */
+export const callText = (r: Awaited<ReturnType<Client["callTool"]>>): string =>
+  (r.content as Array<{ type: string; text?: string }>).map((b) => b.text ?? "").join("");
