@@ -228,11 +228,6 @@ export function planRegistrations(conn: McpConnection, o: PlanOptions = {}): Reg
   return { registrations: [...tools, ...utilities], names, renamed };
 }
 
-/** What the registry should hold for a connection on its own (as `hermes mcp test` shows it). */
-export function desiredRegistrations(conn: McpConnection): Registration[] {
-  return planRegistrations(conn).registrations;
-}
-
 const sameSchema = (a: Registration["schema"], b: Registration["schema"]): boolean =>
   a.description === b.description && JSON.stringify(a.parameters) === JSON.stringify(b.parameters);
 
