@@ -20,9 +20,10 @@ const CUT_TAIL_CHARS = 80;
 /**
  * Repairs names (case/separator slips, quoting or markup around the name, class-style spellings,
  * typos) and arguments (malformed JSON; `{}` as the last resort so the next request is valid
- * JSON). Arguments cut off inside a value never run: the call gets an error telling the model to
- * resend it whole. The repaired arguments are written back into the call so the history sent on
- * the next request never carries broken JSON.
+ * JSON). Arguments cut off (inside a value, or with brackets left open) or whose brackets do not
+ * pair up never run: the call gets an error telling the model to resend it whole. The repaired
+ * arguments are written back into the call so the history sent on the next request never carries
+ * broken JSON.
  */
 export function prepareToolCalls(
   calls: ToolCall[],
@@ -68,6 +69,9 @@ export function prepareToolCalls(
     if (repaired.truncated) {
       return { call, toolName, args: repaired.args, argsRepaired, error: cutOffError(toolName, raw) };
     }
+    if (repaired.mismatched) {
+      return { call, toolName, args: repaired.args, argsRepaired, error: mismatchError(toolName, raw) };
+    }
     if (repaired.fallback && raw.trim() !== "") {
       const preview = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
       return {
@@ -100,8 +104,19 @@ function guessName(
   return repairToolName(name, offered);
 }
 
+const tailOf = (raw: string): string =>
+  raw.length > CUT_TAIL_CHARS ? `...${raw.slice(-CUT_TAIL_CHARS)}` : raw;
+
+function mismatchError(toolName: string, raw: string): string {
+  return JSON.stringify({
+    error:
+      `The arguments for '${toolName}' were malformed: a closing bracket does not match an opening one, so the call did not run and nothing was guessed. ` +
+      `They ended with: ${tailOf(raw)}. Send the call again with the arguments as one complete JSON object.`,
+  });
+}
+
 function cutOffError(toolName: string, raw: string): string {
-  const tail = raw.length > CUT_TAIL_CHARS ? `...${raw.slice(-CUT_TAIL_CHARS)}` : raw;
+  const tail = tailOf(raw);
   return JSON.stringify({
     error:
       `The arguments for '${toolName}' were cut off after ${raw.length} characters (your reply probably hit the output token limit), so the call did not run. ` +

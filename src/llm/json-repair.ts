@@ -1,9 +1,11 @@
 /**
  * Repair of malformed tool-call arguments (seed 004 §14). Local models (Ollama, llama.cpp) emit
  * sloppy JSON; replaying such a string makes some providers answer HTTP 400 on every later turn,
- * so the agent stores the repaired object instead. A repair may fix syntax around complete values
- * but never finishes a value that was cut off: `{"command": "git clone ht` must not run as
- * `git clone ht`, so such text comes back `truncated` and the call fails instead.
+ * so the agent stores the repaired object instead. A repair may fix the spelling of complete
+ * values (quotes, commas, literals) but never guesses structure: `{"command": "git clone ht` must
+ * not run as `git clone ht`, and `{"cmd": "ls", "args": ["-la"` must not run as if nothing
+ * followed, so text cut off inside a value or with brackets left open comes back `truncated`,
+ * text whose brackets do not pair up comes back `mismatched`, and the call fails instead.
  */
 
 export interface RepairResult {
@@ -15,46 +17,61 @@ export interface RepairResult {
   fallback: boolean;
   /**
    * True when the text stops inside a value (an unterminated string, a key without its value, a
-   * half-written literal or number), as when the reply hit the output token limit. Implies
-   * `fallback`: the call must not run.
+   * half-written literal or number) or with objects and arrays left open, as when the reply hit the
+   * output token limit. Implies `fallback`: the call must not run.
    */
   truncated: boolean;
+  /**
+   * True when a closing bracket has no opener or closes the wrong kind (`{"a": [1, 2}`,
+   * `{"a": 1}}`): where the structure was meant to end cannot be known. Implies `fallback`.
+   */
+  mismatched: boolean;
 }
 
-/** Unmatched closers dropped before giving up: bounds the work on pathological input. */
-const MAX_EXCESS_CLOSERS = 50;
-
-const FAILED: RepairResult = { args: {}, repaired: true, fallback: true, truncated: false };
-const TRUNCATED: RepairResult = { args: {}, repaired: true, fallback: true, truncated: true };
+const FAILED: RepairResult = {
+  args: {},
+  repaired: true,
+  fallback: true,
+  truncated: false,
+  mismatched: false,
+};
+const TRUNCATED: RepairResult = { ...FAILED, truncated: true };
+const MISMATCHED: RepairResult = { ...FAILED, mismatched: true };
+const ok = (args: Record<string, unknown>, repaired: boolean): RepairResult => ({
+  args,
+  repaired,
+  fallback: false,
+  truncated: false,
+  mismatched: false,
+});
 
 /**
  * Parses tool-call arguments, repairing what local models typically get wrong: control characters
- * inside strings, trailing commas, unclosed brackets/braces, excess closers, code fences, Python
- * literals, single-quoted or unquoted keys. Never throws.
+ * inside strings, trailing commas, code fences, Python literals, single-quoted or unquoted keys.
+ * Never throws.
  */
 export function repairToolArguments(raw: string): RepairResult {
   if (typeof raw !== "string") return fromValue(raw, true);
   const text = raw.trim();
-  if (text === "") return { args: {}, repaired: false, fallback: false, truncated: false };
+  if (text === "") return ok({}, false);
 
   const strict = tryParse(text);
   if (strict.ok) return fromValue(strict.value, false);
 
   const scanned = scan(stripWrapping(text));
   if (scanned === CUT) return { ...TRUNCATED };
-  if (scanned !== undefined) {
-    const closed = tryParse(scanned);
-    if (closed.ok) return fromValue(closed.value, true);
-  }
-  return { ...FAILED };
+  if (scanned === MISMATCH) return { ...MISMATCHED };
+  const parsed = tryParse(scanned);
+  return parsed.ok ? fromValue(parsed.value, true) : { ...FAILED };
 }
 
 function fromValue(value: unknown, repaired: boolean): RepairResult {
-  if (isPlainObject(value)) return { args: value, repaired, fallback: false, truncated: false };
+  if (isPlainObject(value)) return ok(value, repaired);
   // Some models double-encode: the arguments are a JSON string holding the object.
   if (typeof value === "string") {
     const inner = repairToolArguments(value);
     if (inner.truncated) return { ...TRUNCATED };
+    if (inner.mismatched) return { ...MISMATCHED };
     if (!inner.fallback && value.trim() !== "") return { ...inner, repaired: true };
   }
   return { ...FAILED };
@@ -86,7 +103,7 @@ function stripWrapping(text: string): string {
   return t;
 }
 
-/** An open structure and what it expects next; an object cut after a key or colon lost a value. */
+/** An open structure and what it expects next (which tells an unquoted key from a bare value). */
 interface Frame {
   kind: "{" | "[";
   expect: "key" | "colon" | "value" | "next";
@@ -96,22 +113,20 @@ const SIMPLE_ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t", "u"]);
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
 const NUMBER = /[-+.0-9eE]+/y;
 const PY_LITERALS: Record<string, string> = { True: "true", False: "false", None: "null" };
-const LITERALS = ["true", "false", "null", "True", "False", "None"];
 
-/** What `scan` answers for text that stops inside a value. */
+/** What `scan` answers for text that stops inside a value or with structures open. */
 const CUT = Symbol("cut");
+/** What `scan` answers for a closer without its opener, or of the wrong kind. */
+const MISMATCH = Symbol("mismatch");
 
 /**
- * One left-to-right pass that normalises the text into (hopefully) valid JSON with every open
- * structure closed; CUT when the text stops inside a value, undefined when it is hopeless.
+ * One left-to-right pass that normalises the text into (hopefully) valid JSON; CUT when the text
+ * stops inside a value or leaves structures open, MISMATCH when its brackets do not pair up.
  */
-function scan(src: string): string | typeof CUT | undefined {
+function scan(src: string): string | typeof CUT | typeof MISMATCH {
   let out = "";
   const stack: Frame[] = [];
   let quote: '"' | "'" | undefined;
-  let dropped = 0;
-  /** The last bare word or number, while nothing but whitespace has followed it. */
-  let tail: { kind: "word" | "number"; text: string } | undefined;
   const startValue = (): void => {
     const top = stack[stack.length - 1];
     if (top) top.expect = "next";
@@ -141,7 +156,6 @@ function scan(src: string): string | typeof CUT | undefined {
       out += c;
       continue;
     }
-    tail = undefined;
     if (c === '"' || c === "'") {
       const top = stack[stack.length - 1];
       if (top?.kind === "{" && top.expect === "key") top.expect = "colon";
@@ -153,17 +167,9 @@ function scan(src: string): string | typeof CUT | undefined {
       stack.push({ kind: c, expect: c === "{" ? "key" : "value" });
       out += c;
     } else if (c === "}" || c === "]") {
-      const opener = c === "}" ? "{" : "[";
-      if (!stack.some((f) => f.kind === opener)) {
-        if (++dropped > MAX_EXCESS_CLOSERS) return undefined;
-        continue;
-      }
-      // Close whatever was left open inside this structure first: `{"a": [1, 2}`.
-      while (stack.length > 0) {
-        const top = stack.pop()!;
-        out = stripTrailingComma(out) + (top.kind === "{" ? "}" : "]");
-        if (top.kind === opener) break;
-      }
+      const top = stack.pop();
+      if (top?.kind !== (c === "}" ? "{" : "[")) return MISMATCH;
+      out = stripTrailingComma(out) + c;
     } else if (c === ":") {
       const top = stack[stack.length - 1];
       if (top?.kind === "{") top.expect = "value";
@@ -184,38 +190,18 @@ function scan(src: string): string | typeof CUT | undefined {
         continue;
       }
       startValue();
-      tail = { kind: "word", text: word };
       out += PY_LITERALS[word] ?? word;
     } else if (/[-0-9]/.test(c)) {
       NUMBER.lastIndex = i;
       const num = NUMBER.exec(src)![0];
       startValue();
-      tail = { kind: "number", text: num };
       out += num;
       i += num.length - 1;
     } else {
       out += c;
     }
   }
-  if (quote || cutInsideValue(stack, tail)) return CUT;
-  return closeAll(out, stack);
-}
-
-/** Whether open structures at the end of the text mean a value was cut off, not just its closers. */
-function cutInsideValue(stack: readonly Frame[], tail: { kind: string; text: string } | undefined): boolean {
-  const top = stack[stack.length - 1];
-  if (!top) return false;
-  if (top.kind === "{" && (top.expect === "colon" || top.expect === "value")) return true;
-  if (tail?.kind === "word") return LITERALS.some((l) => l !== tail.text && l.startsWith(tail.text));
-  if (tail?.kind === "number") return /[-+.eE]$/.test(tail.text);
-  return false;
-}
-
-function closeAll(text: string, openStack: readonly Frame[]): string {
-  let out = text;
-  for (let i = openStack.length - 1; i >= 0; i--) {
-    out = stripTrailingComma(out) + (openStack[i]!.kind === "{" ? "}" : "]");
-  }
+  if (quote || stack.length > 0) return CUT;
   return stripTrailingComma(out);
 }
 

@@ -156,7 +156,7 @@ describe("Agent loop", () => {
   });
 
   it("repairs malformed tool JSON and keeps the history valid JSON", async () => {
-    const h = harness([{ toolCalls: [{ name: "echo", arguments: '{"path": "a.txt",' }] }, { text: "ok" }]);
+    const h = harness([{ toolCalls: [{ name: "echo", arguments: "{'path': 'a.txt',}" }] }, { text: "ok" }]);
     await h.agent.runConversation("go");
     const assistant = h.agent.messages[2];
     if (assistant?.role !== "assistant") throw new Error("expected assistant");

@@ -98,6 +98,27 @@ describe("prepareToolCalls", () => {
     expect(error.length).toBeLessThan(500);
   });
 
+  it("fails arguments cut off mid-array or with a brace left open, instead of closing them by guess", () => {
+    for (const raw of ['{"command": "rm", "args": ["-rf", "build"', '{"command": "ls", "background": true']) {
+      const c = call("terminal", raw);
+      const [p] = prepareToolCalls([c], resolve, enabled);
+      expect(p).toMatchObject({ toolName: "terminal", args: {}, argsRepaired: true });
+      expect(errorOf(p!)).toMatch(/^The arguments for 'terminal' were cut off after \d+ characters/);
+      expect(c.function.arguments).toBe("{}");
+    }
+  });
+
+  it("fails arguments whose brackets do not match and says they were malformed", () => {
+    for (const raw of ['{"paths": ["a.txt", "b.txt"}', '{"command": "ls"}}']) {
+      const [p] = prepareToolCalls([call("terminal", raw)], resolve, enabled);
+      expect(p).toMatchObject({ args: {}, argsRepaired: true });
+      expect(errorOf(p!)).toMatch(
+        /^The arguments for 'terminal' were malformed: a closing bracket does not match/,
+      );
+      expect(errorOf(p!)).toContain("Send the call again");
+    }
+  });
+
   it("keeps the invalid-JSON answer for text that is broken but not cut off", () => {
     const [p] = prepareToolCalls([call("terminal", '{"command": "ls" "x": 1}')], resolve, enabled);
     expect(errorOf(p!)).toMatch(
@@ -126,6 +147,14 @@ describe("a cut-off tool call in the agent loop", () => {
     const environments = createLocalEnvironmentProvider({ cwd: home, home });
     const stream = scriptedStream([
       { toolCalls: [{ name: "terminal", arguments: '{"command": "git clone ht' }] },
+      {
+        toolCalls: [
+          {
+            name: "terminal",
+            arguments: '{"command": "git clone https://example.invalid/r", "args": ["--depth"',
+          },
+        ],
+      },
       {
         toolCalls: [
           { name: "Terminal_tool", arguments: '{"command": "git clone https://example.invalid/r"}' },
@@ -161,8 +190,12 @@ describe("a cut-off tool call in the agent loop", () => {
     expect(assistant.tool_calls[0]!.function).toEqual({ name: "terminal", arguments: "{}" });
     const result = second.find((m) => m.role === "tool") as { content: string };
     expect(JSON.parse(result.content).error).toMatch(/^The arguments for 'terminal' were cut off/);
+    // The call cut mid-array did not run either, and its history entry is valid JSON.
     const third = JSON.parse(stream.snapshots[2]!) as Array<Record<string, unknown>>;
-    const repairedCall = third.filter((m) => m.role === "assistant")[1] as { tool_calls: ToolCall[] };
+    const midArray = third.filter((m) => m.role === "assistant")[1] as { tool_calls: ToolCall[] };
+    expect(midArray.tool_calls[0]!.function).toEqual({ name: "terminal", arguments: "{}" });
+    const fourth = JSON.parse(stream.snapshots[3]!) as Array<Record<string, unknown>>;
+    const repairedCall = fourth.filter((m) => m.role === "assistant")[2] as { tool_calls: ToolCall[] };
     expect(repairedCall.tool_calls[0]!.function.name).toBe("terminal");
   });
 });

@@ -199,7 +199,7 @@ describe.each<Protocol>(["openai", "anthropic"])("hermes CLI over %s wire protoc
     const box = sandbox(configFor(protocol));
     writeFileSync(join(box.work, "big.txt"), `${"x".repeat(99)}\n`.repeat(21_000));
     fake.enqueue(
-      { toolCalls: [{ name: "read_file", arguments: '{"path": "big.txt",' }] },
+      { toolCalls: [{ name: "read_file", arguments: "{'path': 'big.txt',}" }] },
       call("teleport", { to: "mars" }),
       call("write_file", { path: "/proc/forbidden/x.txt", content: "no" }),
       call("read_file", { path: "big.txt", offset: 20_990 }),

@@ -25,29 +25,7 @@ const cases: {
   { name: "raw tab and control char", raw: '{"a": "x\ty\u0001"}', args: { a: "x\ty\u0001" }, repaired: true },
   { name: "trailing comma in object", raw: '{"a": 1, "b": 2,}', args: { a: 1, b: 2 }, repaired: true },
   { name: "trailing comma in array", raw: '{"a": [1, 2, ], }', args: { a: [1, 2] }, repaired: true },
-  { name: "truncated after a comma", raw: '{"path": "a.txt",', args: { path: "a.txt" }, repaired: true },
-  { name: "missing final brace", raw: '{"path": "a.txt"', args: { path: "a.txt" }, repaired: true },
-  {
-    name: "missing final brace after a literal",
-    raw: '{"command": "ls", "background": true',
-    args: { command: "ls", background: true },
-    repaired: true,
-  },
-  {
-    name: "unclosed nested structures",
-    raw: '{"a": {"b": [1, 2',
-    args: { a: { b: [1, 2] } },
-    repaired: true,
-  },
-  {
-    name: "unclosed list of complete objects",
-    raw: '{"edits": [{"old": "x", "new": "y"},',
-    args: { edits: [{ old: "x", new: "y" }] },
-    repaired: true,
-  },
-  { name: "empty structures left open", raw: '{"a": [', args: { a: [] }, repaired: true },
-  { name: "closer of the wrong kind", raw: '{"a": [1, 2}', args: { a: [1, 2] }, repaired: true },
-  { name: "excess closing braces", raw: '{"a": 1}}}', args: { a: 1 }, repaired: true },
+  { name: "trailing comma after the object", raw: '{"a": 1},', args: { a: 1 }, repaired: true },
   {
     name: "python literals",
     raw: '{"a": True, "b": None, "c": False}',
@@ -74,7 +52,6 @@ const cases: {
   { name: "null", raw: "null", args: {}, repaired: true, fallback: true },
   { name: "garbage", raw: "not json at all", args: {}, repaired: true, fallback: true },
   { name: "a bare word", raw: "truncated", args: {}, repaired: true, fallback: true },
-  { name: "lone closer", raw: "}", args: {}, repaired: true, fallback: true },
   {
     name: "a member missing its comma is not dropped",
     raw: '{"a": 1, "b": 2 "c": 3}',
@@ -84,8 +61,16 @@ const cases: {
   },
 ];
 
-/** Text that stops inside a value: none of these may come back as arguments to run. */
+/** Text that stops inside a value or with brackets left open: none of these may come back as arguments to run. */
 const cutOff: { name: string; raw: string }[] = [
+  { name: "cut after a comma", raw: '{"path": "a.txt",' },
+  { name: "missing final brace", raw: '{"path": "a.txt"' },
+  { name: "missing final brace after a literal", raw: '{"command": "ls", "background": true' },
+  { name: "unclosed nested structures", raw: '{"a": {"b": [1, 2' },
+  { name: "cut mid-array", raw: '{"command": "rm", "args": ["-rf", "build"' },
+  { name: "cut mid-array after a comma", raw: '{"paths": ["a.txt", "b.txt",' },
+  { name: "unclosed list of complete objects", raw: '{"edits": [{"old": "x", "new": "y"},' },
+  { name: "empty structures left open", raw: '{"a": [' },
   { name: "command cut mid-string", raw: '{"command": "git clone ht' },
   { name: "second member cut mid-string", raw: '{"path": "a.txt", "content": "line1\nline2' },
   { name: "string ending in a backslash", raw: '{"content": "say \\' },
@@ -109,18 +94,57 @@ const cutOff: { name: string; raw: string }[] = [
   { name: "a number ending in an exponent", raw: '{"n": 2e' },
 ];
 
+/** Brackets that do not pair up: where a structure was meant to end cannot be known. */
+const mismatched: { name: string; raw: string }[] = [
+  { name: "closer of the wrong kind", raw: '{"a": [1, 2}' },
+  { name: "array of objects closed by a brace", raw: '{"edits": [{"path": "a.py"}, {"path": "b.py"}}' },
+  { name: "misnested closers", raw: '{"a": [{"b": 1}, {"c": 2}}]}' },
+  { name: "excess closing braces", raw: '{"a": 1}}}' },
+  { name: "excess closer inside", raw: '{"a": [1, 2]], "b": 3}' },
+  { name: "lone closer", raw: "}" },
+  { name: "fenced, with a closer too many", raw: '```json\n{"a": 1}}\n```' },
+];
+
 describe("repairToolArguments", () => {
   it.each(cases)("$name", ({ raw, args, repaired, fallback = false }) => {
-    expect(repairToolArguments(raw)).toEqual({ args, repaired, fallback, truncated: false });
+    expect(repairToolArguments(raw)).toEqual({
+      args,
+      repaired,
+      fallback,
+      truncated: false,
+      mismatched: false,
+    });
   });
 
-  it.each(cutOff)("refuses to finish a value: $name", ({ raw }) => {
-    expect(repairToolArguments(raw)).toEqual({ args: {}, repaired: true, fallback: true, truncated: true });
+  it.each(cutOff)("refuses to finish it: $name", ({ raw }) => {
+    expect(repairToolArguments(raw)).toEqual({
+      args: {},
+      repaired: true,
+      fallback: true,
+      truncated: true,
+      mismatched: false,
+    });
   });
 
-  it("gives up on pathological runs of closers without throwing", () => {
-    const result = repairToolArguments(`{"a": 1${"}".repeat(200)}`);
-    expect(result).toEqual({ args: {}, repaired: true, fallback: true, truncated: false });
+  it.each(mismatched)("refuses to guess where it ends: $name", ({ raw }) => {
+    expect(repairToolArguments(raw)).toEqual({
+      args: {},
+      repaired: true,
+      fallback: true,
+      truncated: false,
+      mismatched: true,
+    });
+  });
+
+  it("gives up on pathological runs of brackets without throwing", () => {
+    expect(repairToolArguments(`{"a": 1${"}".repeat(200)}`)).toMatchObject({
+      fallback: true,
+      mismatched: true,
+    });
+    expect(repairToolArguments(`{"a": ${"[".repeat(5000)}`)).toMatchObject({
+      fallback: true,
+      truncated: true,
+    });
   });
 
   it("never turns a prefix of a document into a string the document does not hold", () => {
@@ -141,8 +165,8 @@ describe("repairToolArguments", () => {
       else if (insideString && c === "\\") escaped = true;
       else if (c === '"') insideString = !insideString;
     }
-    // Every position inside a string, plus dangling keys, colons and half-written literals.
-    expect(truncatedCount).toBeGreaterThan(60);
+    // Every prefix but the whole document leaves a bracket open.
+    expect(truncatedCount).toBe(doc.length - 1);
   });
 });
 
