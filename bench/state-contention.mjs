@@ -46,7 +46,7 @@ if (process.argv[2] === "--writer") {
     if (i % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
   }
   const left = await store.flush(30_000);
-  store.close();
+  await store.close();
   process.stdout.write(`${JSON.stringify({ turns: i, left })}\n`);
   process.exit(0);
 }
@@ -124,6 +124,6 @@ try {
     `same-session seqs: ${seqs.length.toLocaleString("en")} messages, unique and gap-free: ${gapFree}`,
   );
 } finally {
-  store.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 }

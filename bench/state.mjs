@@ -126,7 +126,7 @@ try {
     `store: ${st.sessions.toLocaleString("en")} sessions, ${st.messages.toLocaleString("en")} messages, ${(st.fileBytes / 1024 / 1024).toFixed(0)} MB`,
   );
 } finally {
-  store.close();
+  await store.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -4,6 +4,11 @@ import { StateStoreError } from "../store.js";
 import { openDatabase, type Statements, statementCache } from "./connection.js";
 import { isBusy, type SessionWrite, WriteQueue } from "./write-queue.js";
 
+/** Writes queued this long mean another process holds the lock for long, not just for one write. */
+const LONG_HOLD_MS = 50;
+/** During a long hold, at most one write per this many ms waits out the busy timeout. */
+const LONG_HOLD_WAIT_EVERY_MS = 100;
+
 export interface SqliteDatabaseOptions {
   /** How long one write attempt waits for another process's lock before it is queued (ms). */
   busyTimeoutMs: number;
@@ -28,6 +33,8 @@ export class SqliteDatabase {
   readonly redact: Redact;
   readonly now: () => number;
   private readonly rollbackHooks: Array<() => void> = [];
+  /** When a write last waited out the busy timeout in vain (performance.now()). */
+  private lastBusyAt = Number.NEGATIVE_INFINITY;
 
   /** Opens (and migrates) the file. Throws StateStoreError; never deletes or rewrites a bad file. */
   constructor(
@@ -39,7 +46,8 @@ export class SqliteDatabase {
     this.st = statementCache(this.db);
     this.redact = options.redact;
     this.now = options.now;
-    this.queue = new WriteQueue((run) => this.tx(run), options.now);
+    // Deadlines and retries run on the real clock; `now` is the clock of what is stored.
+    this.queue = new WriteQueue((run) => this.tx(run));
   }
 
   get isOpen(): boolean {
@@ -73,7 +81,7 @@ export class SqliteDatabase {
   submit<T>(info: Omit<SessionWrite, "kind" | "run" | "queuedAt">, run: () => T): { value: T } | undefined {
     const now = this.runNow(run);
     if (now) return now;
-    this.queue.push({ ...info, kind: "session", run: () => void run(), queuedAt: this.now() });
+    this.queue.push({ ...info, kind: "session", run: () => void run(), queuedAt: Date.now() });
     return undefined;
   }
 
@@ -101,8 +109,8 @@ export class SqliteDatabase {
         run: () => {
           value = run();
         },
-        queuedAt: this.now(),
-        deadline: this.now() + waitMs,
+        queuedAt: Date.now(),
+        deadline: Date.now() + waitMs,
         settle: (err) => (err ? reject(err) : resolve(value)),
         expired: () =>
           new StateStoreError(
@@ -128,12 +136,43 @@ export class SqliteDatabase {
     );
   }
 
-  private runNow<T>(run: () => T): { value: T } | undefined {
-    if (this.queue.pending() > 0 && !this.queue.drainNow()) return undefined;
+  /**
+   * Writes what waits in the queue if the lock is free this instant (never waiting for it): what
+   * a read or a new write does before going ahead. True when nothing waits any more.
+   */
+  drainWithoutWaiting(): boolean {
+    if (this.queue.pending() === 0) return true;
+    return this.withoutWaiting(() => this.queue.drainNow());
+  }
+
+  private withoutWaiting<T>(fn: () => T): T {
+    this.db.exec("PRAGMA busy_timeout = 0");
     try {
-      return { value: this.tx(run) };
+      return fn();
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.round(this.options.busyTimeoutMs))}`);
+    }
+  }
+
+  /**
+   * Writes `run` now, after what waits in the queue, or returns undefined (the caller queues it).
+   * It waits up to the busy timeout for the lock, as it changes hands quickly between writers. Once
+   * writes have waited in the queue for a while (another process holds the lock for long), new ones
+   * join the queue at once instead of each holding the event loop again; the queue's timer and one
+   * write now and then keep trying.
+   */
+  private runNow<T>(run: () => T): { value: T } | undefined {
+    const attempt = (): { value: T } | undefined =>
+      this.queue.drainNow() ? { value: this.tx(run) } : undefined;
+    const mayWait =
+      this.queue.oldestAge() < LONG_HOLD_MS || performance.now() - this.lastBusyAt > LONG_HOLD_WAIT_EVERY_MS;
+    try {
+      const done = mayWait ? attempt() : this.withoutWaiting(attempt);
+      if (!done && mayWait) this.lastBusyAt = performance.now();
+      return done;
     } catch (err) {
       if (!isBusy(err)) throw err;
+      if (mayWait) this.lastBusyAt = performance.now();
       return undefined;
     }
   }

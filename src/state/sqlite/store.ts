@@ -112,7 +112,7 @@ export class SqliteSessionStore implements StateStore {
   /** Before reading a session with queued writes: one more try to write them. */
   private catchUp(sessionId: string): SessionWrite[] {
     const queue = this.core.queue;
-    if (queue.pending(sessionId) === 0 || queue.drainNow()) return [];
+    if (queue.pending(sessionId) === 0 || this.core.drainWithoutWaiting()) return [];
     return queue.waitingFor(sessionId);
   }
 

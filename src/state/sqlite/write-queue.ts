@@ -79,6 +79,12 @@ export class WriteQueue {
     return n;
   }
 
+  /** How long the oldest waiting write has waited (ms); 0 when none waits. */
+  oldestAge(): number {
+    const head = this.queue[0];
+    return head ? Date.now() - head.queuedAt : 0;
+  }
+
   /** The conversation writes of a session still waiting, oldest first. */
   waitingFor(sessionId: string): SessionWrite[] {
     return this.queue.filter((w): w is SessionWrite => w.kind === "session" && w.sessionId === sessionId);
