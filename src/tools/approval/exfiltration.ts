@@ -27,7 +27,7 @@ export const CREDENTIAL_EXFILTRATION: CommandPattern = {
 const NON_READERS: ReadonlySet<string> = new Set(
   (
     "echo printf ls stat test [ [[ mkdir rmdir chmod chown chgrp touch rm unlink realpath readlink dirname basename " +
-    "cd pushd popd du df which type command export unset declare local readonly ln mv " +
+    "cd pushd popd du df which type command export unset declare local readonly " +
     // they use a credential to authenticate, not as data
     "ssh scp sftp ssh-add ssh-keygen ssh-copy-id ssh-agent git docker podman kubectl helm aws gcloud az gh " +
     "terraform ansible ansible-playbook curl wget rsync npm pnpm yarn pip pip3 twine cargo"
@@ -197,16 +197,15 @@ function leaks(c: Command, flow: Flow): boolean {
  */
 export function exfiltrationMatches(commands: readonly Command[]): PatternMatch[] {
   try {
+    // Most scripts send nothing: that is all there is to check for them.
+    if (!commands.some((c) => SENDERS.has(c.name) || c.redirects.some((r) => isSocket(r.target)))) return [];
     const flow: Flow = { tainted: new Set(), readsAny: false };
-    let senders = false;
     for (const c of commands) {
-      if (SENDERS.has(c.name) || c.redirects.some((r) => isSocket(r.target))) senders = true;
       const reads = readsSecret(c, flow);
       if (reads) flow.readsAny = true;
       // Files written with credential data: a later upload of them is an upload of the credential.
       if (reads || stdinTainted(c, flow)) for (const p of modifiedPaths(c)) flow.tainted.add(cleanPath(p));
     }
-    if (!senders) return [];
     const hit = commands.find((c) => leaks(c, flow));
     if (!hit) return [];
     const { key, description } = CREDENTIAL_EXFILTRATION;
