@@ -1,8 +1,9 @@
 /**
  * The seam between the gateway and its platforms. An adapter turns a platform's updates into
  * `InboundMessage`s and sends what the gateway gives it; everything else (who may talk, sessions,
- * lanes, the delivery ledger, streaming, approvals) lives in the gateway and is the same for every
- * platform. Adapters load lazily: a platform's SDK is imported only when that platform is on.
+ * lanes, streaming, approvals) lives in the gateway, and the delivery ledger below it
+ * (runtime/delivery), the same for every platform. Adapters load lazily: a platform's SDK is
+ * imported only when that platform is on.
  */
 
 import type { DeliveryChannel, OutboundTarget } from "../runtime/delivery/types.js";

@@ -32,8 +32,3 @@ export type OutboundLedger = Pick<
 export function outboundLedger(store: Pick<StateStore, "ledger">): OutboundLedger {
   return store.ledger as unknown as OutboundLedger;
 }
-
-/** Whether every part of the body went out. */
-export function outboundDone(body: OutboundBody): boolean {
-  return body.sent >= (body.kind === "text" ? body.chunks.length : 1);
-}
