@@ -2,10 +2,10 @@ import type { Agent } from "../agent/agent.js";
 import type { AgentEventListener } from "../agent/events.js";
 import type { SessionResetSettings } from "../core/config-gateway.js";
 import type { NewAgentOptions, Runtime } from "../runtime/runtime.js";
+import type { RouteEntry, RoutingStore } from "../state/routing.js";
 import type { SessionRecord } from "../state/store.js";
 import type { AgentPool } from "./agent-pool.js";
 import { shouldReset } from "./reset-policy.js";
-import type { RouteEntry, SessionRouting } from "./routing.js";
 import type { ChatType, InboundMessage, OutboundTarget } from "./types.js";
 
 /** One conversation of the gateway: a session key and where its messages come from and go. */
@@ -37,7 +37,7 @@ export function chatOf(m: InboundMessage, key: string): Chat {
 
 export interface ChatSessionsOptions {
   runtime: Runtime;
-  routing: SessionRouting;
+  routing: RoutingStore;
   pool: AgentPool;
   reset: SessionResetSettings;
   now: () => number;

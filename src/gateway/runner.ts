@@ -3,6 +3,7 @@ import type { RunResult } from "../agent/agent.js";
 import { Outbox } from "../runtime/delivery/outbox.js";
 import type { DeliveryLog } from "../runtime/delivery/types.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { RoutingStore } from "../state/routing.js";
 import { AgentPool } from "./agent-pool.js";
 import type { GatewayAuth } from "./auth/authorize.js";
 import { type Chat, ChatSessions, chatOf } from "./chat-sessions.js";
@@ -14,7 +15,6 @@ import { MediaCache, mediaCacheDirs, mediaCacheLimits } from "./media-cache.js";
 import { ChatPrompts } from "./prompts.js";
 import { Reply } from "./reply.js";
 import { rerunPrompt } from "./rerun.js";
-import type { SessionRouting } from "./routing.js";
 import {
   type BusyMode,
   busyModeOf,
@@ -89,7 +89,7 @@ export class GatewayRunner {
   private readonly outbox: Outbox;
   private readonly mediaCache: MediaCache;
   private readonly connected = new Map<string, { connected: boolean; lastError?: string }>();
-  private readonly routing: SessionRouting;
+  private readonly routing: RoutingStore;
   private readonly pool: AgentPool;
   private readonly sessions: ChatSessions;
   private readonly lanes: Lanes;

@@ -1,9 +1,9 @@
 import { afterEach } from "vitest";
 import { GatewayAuth } from "../../../src/gateway/auth/authorize.js";
 import { type DeliveryLedger, gatewayLedger } from "../../../src/gateway/ledger.js";
-import type { SessionRouting } from "../../../src/gateway/routing.js";
 import { GatewayRunner } from "../../../src/gateway/runner.js";
 import { sessionKeyOf } from "../../../src/gateway/session-key.js";
+import type { RoutingStore } from "../../../src/state/routing.js";
 import { type TestRuntime, useRuntime } from "../../runtime/support.js";
 import type { FakeLlm } from "../../support/fake-llm.js";
 import { MemoryAdapter } from "./memory-adapter.js";
@@ -18,7 +18,7 @@ export interface TestGateway {
   adapter: MemoryAdapter;
   ledger: DeliveryLedger;
   /** A second look at gateway_routing (what a restarted gateway would read). */
-  routing: SessionRouting;
+  routing: RoutingStore;
   /** The session key of a DM from `userId` (the adapter's default chat for that user). */
   dmKey(userId?: string): string;
   /**
