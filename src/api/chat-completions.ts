@@ -103,7 +103,7 @@ async function answerChat(
   r: RouteRequest,
   request: ChatRequest,
 ): Promise<Answer | undefined> {
-  const continued = planContinuation(ctx, r.caller, request);
+  const continued = await planContinuation(ctx, r.caller, request);
   const setup = await runSetup(ctx, request, continued.plan, "response_format.json_schema");
   const id = newId("chatcmpl-");
   const created = unixNow();

@@ -54,37 +54,57 @@ function clientView(request: ChatRequest): string[] {
 
 export interface ContinuationPlan {
   plan: SessionPlan;
-  /** The canonical messages before this turn (recorded with the answer afterwards). */
-  view: string[];
+  /** The hash of the conversation before this turn ("" for none), extended by the answer's record. */
+  viewHash: string;
+  /** How many messages that hash covers. */
+  viewLength: number;
 }
 
 function indexOf(ctx: RouteContext): ContinuationStore | undefined {
   return ctx.runtime.sessions?.continuations;
 }
 
+/** Messages hashed between two turns of the event loop. */
+const HASH_BATCH = 256;
+
+/** The prefix hashes of a client's view, computed in batches that give the event loop turns. */
+async function hashesOf(view: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < view.length; i += HASH_BATCH) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    out.push(...prefixHashes(view.slice(i, i + HASH_BATCH), out.at(-1)));
+  }
+  return out;
+}
+
 /** Where this request's run goes: the session its history continues, else a new one. */
-export function planContinuation(
+export async function planContinuation(
   ctx: RouteContext,
   callerId: string,
   request: ChatRequest,
-): ContinuationPlan {
+): Promise<ContinuationPlan> {
   const view = clientView(request);
   const index = indexOf(ctx);
   const store = ctx.runtime.sessions;
-  if (!index || !store || request.history.length === 0) return { plan: { kind: "new" }, view };
-  const hashes = prefixHashes(view);
+  const hashes = index && store ? await hashesOf(view) : [];
+  const fresh: ContinuationPlan = {
+    plan: { kind: "new" },
+    viewHash: hashes.at(-1) ?? "",
+    viewLength: view.length,
+  };
+  if (!index || !store || request.history.length === 0) return fresh;
   const hit = index.find(callerId, hashes.toReversed());
-  if (!hit) return { plan: { kind: "new" }, view };
+  if (!hit) return fresh;
   const tip = index.find(callerId, [tipKey(hit.sessionId)]);
   const session = store.getSession(hit.sessionId);
   const usable =
     tip?.messageCount === hit.messageCount &&
     session?.source === API_SOURCE &&
     !ctx.runs.liveSessionIds().has(hit.sessionId);
-  if (!usable || !session) return { plan: { kind: "new" }, view };
+  if (!usable || !session) return fresh;
   const historyStart = view.length - request.history.length;
   const extra = request.history.slice(Math.max(0, hit.messageCount - historyStart));
-  return { plan: { kind: "continue", session, extra }, view };
+  return { ...fresh, plan: { kind: "continue", session, extra } };
 }
 
 /**
@@ -102,13 +122,12 @@ export async function recordAnswer(
 ): Promise<void> {
   const index = indexOf(ctx);
   if (!index) return;
-  const view = [
-    ...continued.view,
+  const added = [
     canonicalMessage({ role: "user", content: turn }),
     canonicalMessage({ role: "assistant", content: answerText }),
   ];
-  const prefixHash = prefixHashes(view).at(-1)!;
-  const messageCount = view.length;
+  const prefixHash = prefixHashes(added, continued.viewHash).at(-1)!;
+  const messageCount = continued.viewLength + added.length;
   try {
     await index.record(callerId, { prefixHash, sessionId, messageCount });
     await index.record(callerId, { prefixHash: tipKey(sessionId), sessionId, messageCount });

@@ -43,8 +43,8 @@ export type SessionPlan =
   | { kind: "continue"; session: SessionRecord; extra: ChatMessage[] };
 
 /** Messages (and bytes) written per transaction when a long history is copied into a session. */
-const COPY_BATCH_MESSAGES = 64;
-const COPY_BATCH_CHARS = 256 * 1024;
+const COPY_BATCH_MESSAGES = 32;
+const COPY_BATCH_CHARS = 128 * 1024;
 
 /**
  * Appends `messages` to a session in small transactions, giving the event loop a turn after each:

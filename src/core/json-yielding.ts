@@ -8,16 +8,16 @@
  */
 
 export interface YieldingParseOptions {
-  /** Longest stretch of work between two yields (ms); default 4. */
+  /** Longest stretch of work between two yields (ms); default 2. */
   sliceMs?: number;
   /** Texts (and members) up to this many characters are parsed in one call; default 64 KiB. */
   wholeBelow?: number;
 }
 
-const DEFAULT_SLICE_MS = 4;
+const DEFAULT_SLICE_MS = 2;
 const DEFAULT_WHOLE_BELOW = 64 * 1024;
 /** Characters scanned between two looks at the clock. */
-const SCAN_STEP = 32 * 1024;
+const SCAN_STEP = 8 * 1024;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

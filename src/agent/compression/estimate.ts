@@ -42,7 +42,22 @@ function contentText(m: ChatMessage): string {
 /** Images are billed by the provider's own rules; a flat figure keeps the estimate from ignoring them. */
 const IMAGE_TOKENS = 800;
 
+/**
+ * Messages of a conversation are estimated again before every model call: each one's figure is
+ * kept, so a long history (an API client's megabytes) is read once, not twice per call.
+ */
+const messageEstimates = new WeakMap<ChatMessage, number>();
+
 export function estimateMessageTokens(m: ChatMessage): number {
+  let n = messageEstimates.get(m);
+  if (n === undefined) {
+    n = countMessageTokens(m);
+    messageEstimates.set(m, n);
+  }
+  return n;
+}
+
+function countMessageTokens(m: ChatMessage): number {
   let n = PER_MESSAGE + estimateTextTokens(contentText(m));
   if (m.role === "user" && Array.isArray(m.content)) {
     for (const p of m.content) if (p.type === "image_url") n += IMAGE_TOKENS;
