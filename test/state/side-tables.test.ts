@@ -3,18 +3,27 @@ import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixHashes } from "../../src/state/continuation-hash.js";
 import { IDEMPOTENCY_TTL_MS } from "../../src/state/idempotency.js";
+import { openStateStore } from "../../src/state/open.js";
 import type { RouteEntry } from "../../src/state/routing.js";
-import { SqliteSessionStore, type SqliteStoreOptions } from "../../src/state/sqlite/store.js";
+import type { StateStore, StateStoreOptions } from "../../src/state/store.js";
 import { tempDir } from "../support/temp.js";
 
-/** The store's side tables (routing, responses, idempotency, continuations) and deleting a session. */
+/**
+ * The contract of the store's side tables (routing, responses, idempotency, continuations) and of
+ * deleting a session, run against every backend (the SQLite store; another backend joins the list).
+ */
+const BACKENDS: ReadonlyArray<{ name: string; open(dir: string, opts: StateStoreOptions): StateStore }> = [
+  {
+    name: "sqlite",
+    open: (dir, opts) => {
+      const opened = openStateStore(join(dir, "state.db"), opts);
+      if ("error" in opened) throw opened.error;
+      return opened.store;
+    },
+  },
+];
 
-const open: SqliteSessionStore[] = [];
-function fresh(opts: SqliteStoreOptions = {}): SqliteSessionStore {
-  const s = new SqliteSessionStore(join(tempDir("hermes-side-"), "state.db"), opts);
-  open.push(s);
-  return s;
-}
+const open: StateStore[] = [];
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
 });
@@ -34,188 +43,204 @@ const response = {
   body: '{"id":"chatcmpl-1"}',
 };
 
-describe("gateway routing", () => {
-  it("points a chat at its session, replaces, lists newest first and forgets", async () => {
-    const s = fresh();
-    await s.routing.set("a", "s1", entry({ model: "m1" }), 10);
-    await s.routing.set("b", "s2", entry({ chatId: "200", title: "b" }), 20);
-    await s.routing.set("a", "s3", entry(), 30);
-    expect(s.routing.get("a")).toMatchObject({ sessionId: "s3", updatedAt: 30 });
-    expect(s.routing.list().map((r) => r.sessionKey)).toEqual(["a", "b"]);
-    expect(s.routing.get("b")?.entry).toEqual(entry({ chatId: "200", title: "b" }));
-    await s.routing.delete("a");
-    expect(s.routing.get("a")).toBeUndefined();
-  });
-});
+describe.each(BACKENDS)("$name store", (backend) => {
+  function fresh(opts: StateStoreOptions = {}): StateStore {
+    const s = backend.open(tempDir("hermes-side-"), opts);
+    open.push(s);
+    return s;
+  }
 
-describe("API responses", () => {
-  it("saves, reads, keeps the newest `keep` and deletes", async () => {
-    const s = fresh();
-    for (let i = 0; i < 3; i++) {
-      await s.responses.save(
-        {
-          id: `r${i}`,
-          previousResponseId: i ? `r${i - 1}` : null,
-          sessionId: "s",
-          model: "m",
-          conversation: [{ role: "user", content: `q${i}` }],
-          response: { id: `r${i}` },
-          createdAt: i,
-        },
-        2,
-      );
-    }
-    expect(s.responses.count()).toBe(2);
-    expect(s.responses.get("r0")).toBeUndefined();
-    expect(s.responses.get("r2")).toMatchObject({ previousResponseId: "r1", response: { id: "r2" } });
-    expect(await s.responses.delete("r2")).toBe(true);
-    expect(await s.responses.delete("r2")).toBe(false);
-  });
-});
-
-describe("idempotency records", () => {
-  it("one claim wins; a retry sees it running, then the stored answer; another caller's key is its own", async () => {
-    const s = fresh();
-    const claims = await Promise.all([
-      s.idempotency.claim("alice", "k1", { fingerprint: "f" }),
-      s.idempotency.claim("alice", "k1", { fingerprint: "f" }),
-    ]);
-    expect(claims.map((c) => c.outcome).sort()).toEqual(["claimed", "running"]);
-    expect((await s.idempotency.claim("bob", "k1", { fingerprint: "f" })).outcome).toBe("claimed");
-    await s.idempotency.complete("alice", "k1", response, "sess-1");
-    const again = await s.idempotency.claim("alice", "k1", { fingerprint: "f" });
-    expect(again).toMatchObject({
-      outcome: "done",
-      record: { state: "done", response, sessionId: "sess-1" },
+  describe("gateway routing", () => {
+    it("points a chat at its session, replaces, lists newest first and forgets", async () => {
+      const s = fresh();
+      await s.routing.set("a", "s1", entry({ model: "m1" }), 10);
+      await s.routing.set("b", "s2", entry({ chatId: "200", title: "b" }), 20);
+      await s.routing.set("a", "s3", entry(), 30);
+      expect(s.routing.get("a")).toMatchObject({ sessionId: "s3", updatedAt: 30 });
+      expect(s.routing.list().map((r) => r.sessionKey)).toEqual(["a", "b"]);
+      expect(s.routing.get("b")?.entry).toEqual(entry({ chatId: "200", title: "b" }));
+      await s.routing.delete("a");
+      expect(s.routing.get("a")).toBeUndefined();
     });
-    expect((await s.idempotency.claim("alice", "k1", { fingerprint: "other body" })).outcome).toBe(
-      "mismatch",
-    );
   });
 
-  it("a released claim runs again; an abandoned one is taken over; records expire after a day", async () => {
-    let t = 1_000_000;
-    const s = fresh({ now: () => t });
-    await s.idempotency.claim("alice", "k", { fingerprint: "f" });
-    await s.idempotency.release("alice", "k");
-    expect(s.idempotency.get("alice", "k")).toBeUndefined();
-    expect((await s.idempotency.claim("alice", "k", { fingerprint: "f" })).outcome).toBe("claimed");
-    t += 5_000;
-    expect(
-      (await s.idempotency.claim("alice", "k", { fingerprint: "f", staleAfterMs: 60_000 })).outcome,
-    ).toBe("running");
-    t += 60_001;
-    expect(
-      (await s.idempotency.claim("alice", "k", { fingerprint: "f", staleAfterMs: 60_000 })).outcome,
-    ).toBe("claimed");
-    await s.idempotency.complete("alice", "k", response);
-    t += IDEMPOTENCY_TTL_MS + 1;
-    expect(s.idempotency.get("alice", "k")).toBeUndefined();
-    expect(await s.idempotency.prune()).toBe(1);
-    expect((await s.idempotency.claim("alice", "k", { fingerprint: "f" })).outcome).toBe("claimed");
-  });
-});
-
-describe("chat-completions continuations", () => {
-  it("finds the longest recorded prefix of a caller's conversation", async () => {
-    const s = fresh();
-    const turn1 = ["u:hello", "a:hi"];
-    const turn2 = [...turn1, "u:how are you", "a:fine"];
-    const h1 = prefixHashes(turn1);
-    const h2 = prefixHashes(turn2);
-    // A prefix's hash does not depend on what follows it.
-    expect(h2.slice(0, 2)).toEqual(h1);
-    await s.continuations.record("alice", { prefixHash: h1.at(-1)!, sessionId: "s1", messageCount: 2 });
-    await s.continuations.record("alice", { prefixHash: h2.at(-1)!, sessionId: "s1", messageCount: 4 });
-
-    const next = prefixHashes([...turn2, "u:and now?"]);
-    expect(s.continuations.find("alice", [...next].reverse())).toMatchObject({
-      sessionId: "s1",
-      messageCount: 4,
+  describe("API responses", () => {
+    it("saves, reads, keeps the newest `keep` and deletes", async () => {
+      const s = fresh();
+      for (let i = 0; i < 3; i++) {
+        await s.responses.save(
+          {
+            id: `r${i}`,
+            previousResponseId: i ? `r${i - 1}` : null,
+            sessionId: "s",
+            model: "m",
+            conversation: [{ role: "user", content: `q${i}` }],
+            response: { id: `r${i}` },
+            createdAt: i,
+          },
+          2,
+        );
+      }
+      expect(s.responses.count()).toBe(2);
+      expect(s.responses.get("r0")).toBeUndefined();
+      expect(s.responses.get("r2")).toMatchObject({ previousResponseId: "r1", response: { id: "r2" } });
+      expect(await s.responses.delete("r2")).toBe(true);
+      expect(await s.responses.delete("r2")).toBe(false);
     });
-    const edited = prefixHashes(["u:hello", "a:hi", "u:something else", "a:fine", "u:?"]);
-    expect(s.continuations.find("alice", [...edited].reverse())).toMatchObject({ messageCount: 2 });
-    expect(s.continuations.find("bob", [...next].reverse())).toBeUndefined();
-    expect(s.continuations.find("alice", prefixHashes(["u:other"]))).toBeUndefined();
   });
-});
 
-describe("deleting a session", () => {
-  it("removes it from every table: messages, search indexes, inner calls, responses, continuations, idempotency, routes", async () => {
-    const s = fresh({ indexBatch: 1 });
-    for (const id of ["gone", "kept"]) {
-      s.createSession({ id, source: "api_server" });
-      s.appendMessage(id, { role: "user", content: `flamingo ${id}` });
-      s.appendMessage(id, { role: "assistant", content: `pelican ${id}` });
-      s.appendInnerToolCall(id, {
-        parentTool: "execute_code",
-        toolName: "read_file",
-        args: {},
-        result: "r",
-        isError: false,
-        durationMs: 1,
+  describe("idempotency records", () => {
+    it("one claim wins; a retry sees it running, then the stored answer; another caller's key is its own", async () => {
+      const s = fresh();
+      const claims = await Promise.all([
+        s.idempotency.claim("alice", "k1", { fingerprint: "f" }),
+        s.idempotency.claim("alice", "k1", { fingerprint: "f" }),
+      ]);
+      expect(claims.map((c) => c.outcome).sort()).toEqual(["claimed", "running"]);
+      expect((await s.idempotency.claim("bob", "k1", { fingerprint: "f" })).outcome).toBe("claimed");
+      await s.idempotency.complete("alice", "k1", response, "sess-1");
+      const again = await s.idempotency.claim("alice", "k1", { fingerprint: "f" });
+      expect(again).toMatchObject({
+        outcome: "done",
+        record: { state: "done", response, sessionId: "sess-1" },
       });
-      await s.responses.save(
-        {
-          id: `resp-${id}`,
-          previousResponseId: null,
-          sessionId: id,
-          model: "m",
-          conversation: [{ role: "user", content: `flamingo ${id}` }],
-          response: { id: `resp-${id}` },
-          createdAt: 1,
-        },
-        100,
+      expect((await s.idempotency.claim("alice", "k1", { fingerprint: "other body" })).outcome).toBe(
+        "mismatch",
       );
-      await s.continuations.record("alice", { prefixHash: `h-${id}`, sessionId: id, messageCount: 2 });
-      await s.idempotency.claim("alice", `idem-${id}`, { fingerprint: "f" });
-      await s.idempotency.complete("alice", `idem-${id}`, response, id);
-      await s.routing.set(`route-${id}`, id, entry());
-    }
-    s.indexPending();
-    expect(s.search({ query: "flamingo" })).toHaveLength(2);
+    });
 
-    expect(await s.deleteSession("gone")).toBe(true);
+    it("a released claim runs again; an abandoned one is taken over; records expire after a day", async () => {
+      let t = 1_000_000;
+      const s = fresh({ now: () => t });
+      await s.idempotency.claim("alice", "k", { fingerprint: "f" });
+      await s.idempotency.release("alice", "k");
+      expect(s.idempotency.get("alice", "k")).toBeUndefined();
+      expect((await s.idempotency.claim("alice", "k", { fingerprint: "f" })).outcome).toBe("claimed");
+      t += 5_000;
+      expect(
+        (await s.idempotency.claim("alice", "k", { fingerprint: "f", staleAfterMs: 60_000 })).outcome,
+      ).toBe("running");
+      t += 60_001;
+      expect(
+        (await s.idempotency.claim("alice", "k", { fingerprint: "f", staleAfterMs: 60_000 })).outcome,
+      ).toBe("claimed");
+      await s.idempotency.complete("alice", "k", response);
+      t += IDEMPOTENCY_TTL_MS + 1;
+      expect(s.idempotency.get("alice", "k")).toBeUndefined();
+      expect(await s.idempotency.prune()).toBe(1);
+      expect((await s.idempotency.claim("alice", "k", { fingerprint: "f" })).outcome).toBe("claimed");
+    });
+  });
 
-    expect(s.getSession("gone")).toBeUndefined();
-    expect(s.loadMessages("gone")).toEqual([]);
-    expect(s.loadInnerToolCalls("gone")).toEqual([]);
-    expect(s.search({ query: "flamingo" }).map((h) => h.sessionId)).toEqual(["kept"]);
-    expect(s.search({ query: "lamin" }).map((h) => h.sessionId)).toEqual(["kept"]);
-    expect(s.responses.get("resp-gone")).toBeUndefined();
-    expect(s.continuations.find("alice", ["h-gone"])).toBeUndefined();
-    expect(s.idempotency.get("alice", "idem-gone")).toBeUndefined();
-    expect(s.routing.get("route-gone")).toBeUndefined();
-    // The other session is untouched.
-    expect(s.loadMessages("kept")).toHaveLength(2);
-    expect(s.responses.get("resp-kept")).toBeDefined();
-    expect(s.continuations.find("alice", ["h-kept"])).toBeDefined();
-    expect(s.idempotency.get("alice", "idem-kept")).toBeDefined();
-    expect(s.routing.get("route-kept")).toBeDefined();
+  describe("chat-completions continuations", () => {
+    it("finds the longest recorded prefix of a caller's conversation", async () => {
+      const s = fresh();
+      const turn1 = ["u:hello", "a:hi"];
+      const turn2 = [...turn1, "u:how are you", "a:fine"];
+      const h1 = prefixHashes(turn1);
+      const h2 = prefixHashes(turn2);
+      // A prefix's hash does not depend on what follows it.
+      expect(h2.slice(0, 2)).toEqual(h1);
+      await s.continuations.record("alice", { prefixHash: h1.at(-1)!, sessionId: "s1", messageCount: 2 });
+      await s.continuations.record("alice", { prefixHash: h2.at(-1)!, sessionId: "s1", messageCount: 4 });
 
-    // Not a row anywhere, as the file itself sees it (indexes included).
-    const raw = new DatabaseSync(s.path);
-    const count = (sql: string): number => Number((raw.prepare(sql).get() as { n: number }).n);
-    expect(count("SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH 'gone'")).toBe(0);
+      const next = prefixHashes([...turn2, "u:and now?"]);
+      expect(s.continuations.find("alice", [...next].reverse())).toMatchObject({
+        sessionId: "s1",
+        messageCount: 4,
+      });
+      const edited = prefixHashes(["u:hello", "a:hi", "u:something else", "a:fine", "u:?"]);
+      expect(s.continuations.find("alice", [...edited].reverse())).toMatchObject({ messageCount: 2 });
+      expect(s.continuations.find("bob", [...next].reverse())).toBeUndefined();
+      expect(s.continuations.find("alice", prefixHashes(["u:other"]))).toBeUndefined();
+    });
+  });
+
+  describe("deleting a session", () => {
+    it("removes it from every table: messages, search indexes, inner calls, responses, continuations, idempotency, routes", async () => {
+      const s = fresh();
+      for (const id of ["gone", "kept"]) {
+        s.createSession({ id, source: "api_server" });
+        s.appendMessage(id, { role: "user", content: `flamingo ${id}` });
+        s.appendMessage(id, { role: "assistant", content: `pelican ${id}` });
+        s.appendInnerToolCall(id, {
+          parentTool: "execute_code",
+          toolName: "read_file",
+          args: {},
+          result: "r",
+          isError: false,
+          durationMs: 1,
+        });
+        await s.responses.save(
+          {
+            id: `resp-${id}`,
+            previousResponseId: null,
+            sessionId: id,
+            model: "m",
+            conversation: [{ role: "user", content: `flamingo ${id}` }],
+            response: { id: `resp-${id}` },
+            createdAt: 1,
+          },
+          100,
+        );
+        await s.continuations.record("alice", { prefixHash: `h-${id}`, sessionId: id, messageCount: 2 });
+        await s.idempotency.claim("alice", `idem-${id}`, { fingerprint: "f" });
+        await s.idempotency.complete("alice", `idem-${id}`, response, id);
+        await s.routing.set(`route-${id}`, id, entry());
+      }
+      s.indexPending();
+      expect(s.search({ query: "flamingo" })).toHaveLength(2);
+
+      expect(await s.deleteSession("gone")).toBe(true);
+
+      expect(s.getSession("gone")).toBeUndefined();
+      expect(s.loadMessages("gone")).toEqual([]);
+      expect(s.loadInnerToolCalls("gone")).toEqual([]);
+      expect(s.search({ query: "flamingo" }).map((h) => h.sessionId)).toEqual(["kept"]);
+      expect(s.search({ query: "lamin" }).map((h) => h.sessionId)).toEqual(["kept"]);
+      expect(s.responses.get("resp-gone")).toBeUndefined();
+      expect(s.continuations.find("alice", ["h-gone"])).toBeUndefined();
+      expect(s.idempotency.get("alice", "idem-gone")).toBeUndefined();
+      expect(s.routing.get("route-gone")).toBeUndefined();
+      // The other session is untouched.
+      expect(s.loadMessages("kept")).toHaveLength(2);
+      expect(s.responses.get("resp-kept")).toBeDefined();
+      expect(s.continuations.find("alice", ["h-kept"])).toBeDefined();
+      expect(s.idempotency.get("alice", "idem-kept")).toBeDefined();
+      expect(s.routing.get("route-kept")).toBeDefined();
+
+      if (backend.name === "sqlite") expectNoRowOf(s.path, "gone");
+
+      // Prune deletes the same way.
+      expect(await s.prune(Date.now() + 1)).toBe(1);
+      expect(s.responses.count()).toBe(0);
+      expect(s.routing.list()).toEqual([]);
+    });
+  });
+});
+
+/** Not a row of `sessionId` anywhere in a SQLite file, as the file itself sees it (indexes included). */
+function expectNoRowOf(path: string, sessionId: string): void {
+  const raw = new DatabaseSync(path);
+  const count = (sql: string, ...params: string[]): number =>
+    Number((raw.prepare(sql).get(...params) as { n: number }).n);
+  try {
+    expect(count("SELECT COUNT(*) AS n FROM messages_fts WHERE messages_fts MATCH ?", sessionId)).toBe(0);
     expect(
-      count("SELECT COUNT(*) AS n FROM messages_fts_trigram WHERE messages_fts_trigram MATCH 'gone'"),
+      count("SELECT COUNT(*) AS n FROM messages_fts_trigram WHERE messages_fts_trigram MATCH ?", sessionId),
     ).toBe(0);
-    for (const [table, column] of [
-      ["messages", "session_id"],
-      ["inner_tool_calls", "session_id"],
-      ["api_responses", "session_id"],
-      ["api_continuations", "session_id"],
-      ["api_idempotency", "session_id"],
-      ["gateway_routing", "session_id"],
-    ] as const) {
-      expect(count(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = 'gone'`), table).toBe(0);
+    for (const table of [
+      "messages",
+      "inner_tool_calls",
+      "api_responses",
+      "api_continuations",
+      "api_idempotency",
+      "gateway_routing",
+    ]) {
+      expect(count(`SELECT COUNT(*) AS n FROM ${table} WHERE session_id = ?`, sessionId), table).toBe(0);
     }
     raw.exec("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')");
+  } finally {
     raw.close();
-
-    // Prune deletes the same way.
-    expect(await s.prune(Date.now() + 1)).toBe(1);
-    expect(s.responses.count()).toBe(0);
-    expect(s.routing.list()).toEqual([]);
-  });
-});
+  }
+}
