@@ -2,83 +2,20 @@
  * The whole gateway in-process, through Telegram: the real runtime, delivery ledger, auth and runner
  * with the Telegram adapter on grammY, against the fake Bot API; only the model is scripted.
  */
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { type DeliveryLedger, gatewayLedger } from "../../src/gateway/ledger.js";
-import { platformSettings } from "../../src/gateway/platforms/index.js";
-import { createTelegramAdapter } from "../../src/gateway/platforms/telegram/adapter.js";
-import { GatewayRunner } from "../../src/gateway/runner.js";
-import {
-  lastUser,
-  scriptPerRequest,
-  type TestRuntime,
-  terminal,
-  toolResultOf,
-  useRuntime,
-} from "../runtime/support.js";
+import { describe, expect, it } from "vitest";
+import { lastUser, scriptPerRequest, terminal, toolResultOf } from "../runtime/support.js";
 import { cleanEnv, runHermes } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-llm.js";
-import { type ChatMessage, type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
 import { parseTelegramHtml } from "../support/fake-telegram-wire.js";
+import { botMessages, shows, type TelegramGateway, useTelegramGateway } from "./support/telegram-gateway.js";
 
 const ALICE = 42;
 const BOB = 43;
 const STRANGER = 99;
 
-interface TelegramGateway {
-  t: TestRuntime;
-  tg: FakeTelegram;
-  runner: GatewayRunner;
-  ledger: DeliveryLedger;
-}
-
-const h = useRuntime();
-let current: TelegramGateway | undefined;
-// Registered after useRuntime's hooks, so it runs first: the runner drains before the runtime goes.
-afterEach(async () => {
-  if (!current) return;
-  await current.runner.drain(2_000);
-  await current.tg.close();
-  current = undefined;
-});
-
-async function startGateway(extraYaml = ""): Promise<TelegramGateway> {
-  const tg = await startFakeTelegram();
-  const yaml = `streaming:\n  edit_interval: 0.05\n  buffer_threshold: 1\nplatforms:\n  telegram:\n    api_root: ${tg.apiRoot}\n${extraYaml}`;
-  const t = h.start(yaml, { platform: "gateway" });
-  const log = () => undefined;
-  const adapter = await createTelegramAdapter({
-    settings: platformSettings(t.runtime.config, "telegram"),
-    env: { TELEGRAM_BOT_TOKEN: tg.token },
-    downloadDir: join(t.runtime.paths.cache, "telegram"),
-    maxInboundBytes: t.runtime.config.gateway.max_inbound_media_bytes,
-    log,
-  });
-  const ledger = gatewayLedger(t.runtime.sessions!);
-  const auth = new GatewayAuth({
-    home: t.box.home,
-    config: t.runtime.config,
-    env: { TELEGRAM_ALLOWED_USERS: `${ALICE},${BOB}` },
-  });
-  const runner = new GatewayRunner({
-    runtime: t.runtime,
-    adapters: [adapter],
-    ledger,
-    auth,
-    workDir: t.box.work,
-  });
-  await runner.start();
-  current = { t, tg, runner, ledger };
-  return current;
-}
-
-const botMessages = (tg: FakeTelegram, chatId: number): ChatMessage[] =>
-  tg.messagesIn(chatId).filter((m) => m.from === "bot");
-
-/** Resolves once the chat shows a bot message containing `text` (after edits). */
-const shows = (tg: FakeTelegram, chatId: number, text: string, timeoutMs = 15_000): Promise<ChatMessage> =>
-  tg.waitFor(() => botMessages(tg, chatId).find((m) => m.text.includes(text)), timeoutMs);
+const h = useTelegramGateway();
+const startGateway = (extraYaml = ""): Promise<TelegramGateway> =>
+  h.start({ allowed: `${ALICE},${BOB}`, yaml: extraYaml });
 
 describe("telegram end to end", () => {
   it("answers an allowed user with a tool call, streaming the answer into one edited message", async () => {
