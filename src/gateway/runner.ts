@@ -158,10 +158,10 @@ export class GatewayRunner {
     for (const [platform, count] of resent) {
       if (count > 0) this.log("info", "resent pending messages", { platform, count });
     }
-    for (const m of await this.ledger.unfinishedInbound()) {
+    for (const m of this.ledger.unfinishedInbound()) {
       if (!this.adapters.has(m.platform)) continue;
       // Its answer was recorded before the stop (resumePending above sent it): never ask the model twice.
-      if (await this.ledger.outbound(`${m.platform}:${m.updateId}:answer`)) {
+      if (this.ledger.outbound(`${m.platform}:${m.updateId}:answer`)) {
         this.mark(m, "done");
         continue;
       }
@@ -248,7 +248,7 @@ export class GatewayRunner {
       let message = m;
       if (fetchAttachments) {
         // A redelivered update is not downloaded again (reads never wait on the write lock).
-        if (await this.ledger.inboundStatus(m.platform, m.updateId)) return DUPLICATE;
+        if (this.ledger.inboundStatus(m.platform, m.updateId)) return DUPLICATE;
         message = withAttachments(m, await fetchAttachments());
       }
       const key = this.keyOf(message);
