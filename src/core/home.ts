@@ -53,7 +53,7 @@ export function homePaths(home: string) {
     toolOutput: join(home, "cache", "tool-output"),
     trajectories: join(home, "trajectories"),
     processes: join(home, "processes.json"),
-    /** Per-user folders of the gateway's chat users: `users/<platform>/<user id>/`. */
+    /** What Hermes keeps per chat user of the gateway (their memory): `users/<platform>/<user id>/`. */
     users: join(home, "users"),
   };
 }

@@ -2,15 +2,15 @@
  * Who a session works for. The CLI, cron and the API server work for the profile's owner: the
  * front end's folder, the profile's memory, the processes no chat user owns. Each chat user of the
  * gateway gets a scope of their own (gateway.user_workdirs, workdir_root, shared_memory,
- * admin_users): a working folder under HERMES_HOME/users, their own MEMORY.md and USER.md, and the
- * background processes of their sessions. A user's folder is a separate starting point, not a
+ * admin_users): a working folder of their own, MEMORY.md and USER.md under HERMES_HOME/users, and
+ * the background processes of their sessions. A user's folder is a separate starting point, not a
  * sandbox: commands still run as the same operating-system user.
  */
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import type { HermesConfig } from "../core/config.js";
-import { homePaths, userFolder } from "../core/home.js";
+import { defaultHermesRoot, homePaths, userFolder } from "../core/home.js";
 import type { UserScope } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 
@@ -63,19 +63,19 @@ export class UserScopes {
     if (g.admin_users.includes(userKey)) return this.owner;
     let scope = this.users.get(userKey);
     if (scope) return scope;
-    const folder = userFolder(homePaths(this.o.home).users, user.platform, user.userId);
     const root = g.workdir_root.trim();
     const workdir = !g.user_workdirs
       ? this.owner.workdir
-      : root
-        ? userFolder(resolveRoot(root, this.o.home), user.platform, user.userId)
-        : join(folder, "work");
+      : userFolder(
+          root ? resolveRoot(root, this.o.cwd, this.o.home) : defaultWorkdirRoot(this.o.home),
+          user.platform,
+          user.userId,
+        );
     if (workdir !== this.owner.workdir) makeFolder(workdir);
-    scope = {
-      userKey,
-      workdir,
-      memoryDir: g.shared_memory ? this.owner.memoryDir : join(folder, "memories"),
-    };
+    const memoryDir = g.shared_memory
+      ? this.owner.memoryDir
+      : join(userFolder(homePaths(this.o.home).users, user.platform, user.userId), "memories");
+    scope = { userKey, workdir, memoryDir };
     this.users.set(userKey, scope);
     return scope;
   }
@@ -100,10 +100,36 @@ export class UserScopes {
   }
 }
 
-/** `~` expanded; a relative root is taken from HERMES_HOME. */
-function resolveRoot(root: string, home: string): string {
-  const expanded = expandHome(root);
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(home, expanded);
+/**
+ * Where the users' working folders go unless gateway.workdir_root says: beside HERMES_HOME, never in
+ * it (the approval gate keeps commands from changing anything in HERMES_HOME). `~/.hermes` gives
+ * `~/.hermes-users`, a profile `~/.hermes/profiles/NAME` gives `~/.hermes-users/profiles/NAME`,
+ * any other home `<HERMES_HOME>-users`.
+ */
+export function defaultWorkdirRoot(home: string): string {
+  const hermesRoot = defaultHermesRoot();
+  const full = resolve(home);
+  return within(full, hermesRoot) ? join(`${hermesRoot}-users`, relative(hermesRoot, full)) : `${full}-users`;
+}
+
+/** True when `path` is `dir` or inside it. */
+const within = (path: string, dir: string): boolean => {
+  const rel = relative(dir, path);
+  return rel === "" || !(rel.startsWith("..") || isAbsolute(rel));
+};
+
+/**
+ * gateway.workdir_root with `~` expanded and a relative path taken from the front end's folder.
+ * Throws when it is in HERMES_HOME: the approval gate refuses every change there.
+ */
+function resolveRoot(root: string, cwd: string, home: string): string {
+  const resolved = resolve(cwd, expandHome(root));
+  if (within(resolved, resolve(home)))
+    throw new Error(
+      `gateway.workdir_root (${resolved}) is inside HERMES_HOME, where commands may change nothing: ` +
+        "choose a folder outside it.",
+    );
+  return resolved;
 }
 
 /** Creates a user's folder (mode 0700: other local accounts stay out). */

@@ -56,7 +56,12 @@ function resultsOf(
   });
 }
 
-const userFolder = (t: TestRuntime, id: number): string => join(t.box.home, "users", "telegram", String(id));
+/** A Telegram user's working folder: beside HERMES_HOME, never in it. */
+const workFolder = (t: TestRuntime, id: number): string =>
+  join(`${t.box.home}-users`, "telegram", String(id));
+/** Where Hermes keeps a Telegram user's memory: in HERMES_HOME. */
+const memoryFolder = (t: TestRuntime, id: number): string =>
+  join(t.box.home, "users", "telegram", String(id), "memories");
 
 describe("several people on one gateway", () => {
   it("keeps each user's folder, background processes and memory apart", async () => {
@@ -66,7 +71,7 @@ describe("several people on one gateway", () => {
         "alice starts": [
           call("memory", { target: "user", action: "add", content: "Alice drinks green tea" }),
           call("terminal", { command: "sleep 1000", background: true }),
-          terminal("pwd"),
+          terminal("echo made > made.txt && pwd"),
           { text: "alice: job started" },
         ],
       }),
@@ -75,7 +80,9 @@ describe("several people on one gateway", () => {
     const [started, pwd] = resultsOf(gw.fake.requests, "alice starts", "terminal");
     expect(started).toMatchObject({ status: "running" });
     const aliceJob = String(started!.session_id);
-    expect(String(pwd?.output).trim()).toBe(join(userFolder(t, ALICE), "work"));
+    expect(String(pwd?.output).trim()).toBe(workFolder(t, ALICE));
+    // The folder is hers to work in: the approval gate guards HERMES_HOME, and it is not in there.
+    expect(readFileSync(join(workFolder(t, ALICE), "made.txt"), "utf8")).toBe("made\n");
 
     gw.fake.setResponder(
       scriptPerRequest({
@@ -88,18 +95,14 @@ describe("several people on one gateway", () => {
       }),
     );
     await say(tg, BOB, "bob looks around", "bob: looked around");
-    expect(String(toolResultOf(gw.fake, "bob looks", "terminal")?.output).trim()).toBe(
-      join(userFolder(t, BOB), "work"),
-    );
+    expect(String(toolResultOf(gw.fake, "bob looks", "terminal")?.output).trim()).toBe(workFolder(t, BOB));
     const [bobList, bobKill] = resultsOf(gw.fake.requests, "bob looks", "process");
     expect(bobList).toEqual({ processes: [] });
     expect(String(bobKill?.error)).toMatch(new RegExp(`^No background process ${aliceJob};`));
     expect(isAlive(Number(started!.pid))).toBe(true);
 
     // Alice's memory is hers: in her folder, not in Bob's prompt, not in the profile's memory.
-    expect(readFileSync(join(userFolder(t, ALICE), "memories", "USER.md"), "utf8")).toContain(
-      "Alice drinks green tea",
-    );
+    expect(readFileSync(join(memoryFolder(t, ALICE), "USER.md"), "utf8")).toContain("Alice drinks green tea");
     expect(systemPromptFor(gw.fake.requests, "bob looks")).not.toContain("green tea");
     expect(existsSync(join(t.box.home, "memories", "USER.md"))).toBe(false);
 
@@ -121,8 +124,8 @@ describe("several people on one gateway", () => {
 
   it("reads each user's context files from their own folder", async () => {
     const { t, tg } = await startGateway();
-    mkdirSync(join(userFolder(t, ALICE), "work"), { recursive: true });
-    writeFileSync(join(userFolder(t, ALICE), "work", "AGENTS.md"), "Alice's project: a bakery site.\n");
+    mkdirSync(workFolder(t, ALICE), { recursive: true });
+    writeFileSync(join(workFolder(t, ALICE), "AGENTS.md"), "Alice's project: a bakery site.\n");
     writeFileSync(join(t.box.work, "AGENTS.md"), "The owner's project: a compiler.\n");
     gw.fake.setResponder((req) => ({ text: `ok ${lastUserOf(req)}` }));
     await say(tg, ALICE, "alice hello", "ok alice hello");
@@ -147,7 +150,7 @@ describe("several people on one gateway", () => {
     await tg.waitFor(() =>
       tg.messagesIn(ALICE).find((m) => m.from === "bot" && m.text.includes("got your file")),
     );
-    const placed = join(userFolder(t, ALICE), "work", "uploads", "notes.txt");
+    const placed = join(workFolder(t, ALICE), "uploads", "notes.txt");
     expect(readFileSync(placed, "utf8")).toBe("alice's private notes\n");
     expect(lastUserOf(gw.fake.requests[0]!)).toContain(placed);
     expect(existsSync(join(t.box.work, "uploads"))).toBe(false);
@@ -169,8 +172,8 @@ describe("several people on one gateway", () => {
     await say(tg, BOB, "bob asks about deploys", "bob: answered");
     expect(systemPromptFor(gw.fake.requests, "bob asks")).toContain("The team deploys on Fridays");
     // Their folders stay their own.
-    expect(existsSync(join(userFolder(t, ALICE), "work"))).toBe(true);
-    expect(existsSync(join(userFolder(t, ALICE), "memories"))).toBe(false);
+    expect(existsSync(workFolder(t, ALICE))).toBe(true);
+    expect(existsSync(memoryFolder(t, ALICE))).toBe(false);
   });
 
   it("an admin user keeps the profile's folder and memory and shares the owner's processes", async () => {
@@ -202,7 +205,7 @@ describe("several people on one gateway", () => {
       processes: [expect.objectContaining({ session_id: ownerJob })],
     });
     expect(readFileSync(join(t.box.home, "memories", "MEMORY.md"), "utf8")).toContain("Admin note");
-    expect(existsSync(userFolder(t, ALICE))).toBe(false);
+    expect(existsSync(workFolder(t, ALICE))).toBe(false);
     // Other chat users are not admins: the owner's processes are not theirs.
     await say(tg, BOB, "bob lists jobs", "bob: listed");
     expect(toolResultOf(gw.fake, "bob lists", "process")).toEqual({ processes: [] });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { scriptPerRequest, terminal, toolResultOf } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
 import type { RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
-import { useGateway } from "./support/gateway.js";
+import { type TestGateway, useGateway } from "./support/gateway.js";
 import type { MemoryAdapter } from "./support/memory-adapter.js";
 
 const g = useGateway();
@@ -29,10 +29,14 @@ const askThenSay =
       ? { text }
       : { toolCalls: [{ name: "clarify", arguments: { question, choices } }] };
 
+/** The working folder of the memory platform's default user (u1), where their commands run. */
+const userWorkdir = (gw: TestGateway): string =>
+  gw.t.runtime.scopeOf({ platform: gw.adapter.name, userId: "u1" }).workdir;
+
 describe("gateway runner: approvals and questions in the chat", () => {
   it("asks before a flagged command with buttons; Approve once runs it", async () => {
     const gw = await g.start();
-    const scratch = join(gw.t.box.work, "scratch");
+    const scratch = join(userWorkdir(gw), "scratch");
     mkdirSync(scratch);
     g.fake.setResponder(scriptPerRequest({ "clean up": [terminal("rm -rf scratch"), { text: "Cleaned." }] }));
     await gw.adapter.say("clean up the scratch folder");
@@ -61,7 +65,7 @@ describe("gateway runner: approvals and questions in the chat", () => {
 
   it("/deny refuses the command: the model is told and nothing runs", async () => {
     const gw = await g.start();
-    const scratch = join(gw.t.box.work, "scratch");
+    const scratch = join(userWorkdir(gw), "scratch");
     mkdirSync(scratch);
     g.fake.setResponder(
       scriptPerRequest({ "clean up": [terminal("rm -rf scratch"), { text: "Understood." }] }),
@@ -79,7 +83,7 @@ describe("gateway runner: approvals and questions in the chat", () => {
 
   it("an unanswered approval is denied after approvals.gateway_timeout", async () => {
     const gw = await g.start("approvals:\n  mode: manual\n  gateway_timeout: 0.3\n");
-    const scratch = join(gw.t.box.work, "scratch");
+    const scratch = join(userWorkdir(gw), "scratch");
     mkdirSync(scratch);
     g.fake.setResponder(
       scriptPerRequest({ "clean up": [terminal("rm -rf scratch"), { text: "Nobody answered." }] }),

@@ -1,9 +1,10 @@
-import { statSync, writeFileSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type HermesConfig } from "../../src/core/config-defaults.js";
 import { folderSegment } from "../../src/core/home.js";
-import { UserScopes } from "../../src/runtime/user-scope.js";
+import { defaultWorkdirRoot, UserScopes } from "../../src/runtime/user-scope.js";
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { tempDir } from "../support/temp.js";
 
@@ -11,11 +12,15 @@ import { tempDir } from "../support/temp.js";
 
 const noEnvironments = {} as EnvironmentProvider;
 
-function scopes(change: (g: HermesConfig["gateway"]) => void = () => undefined) {
-  const home = tempDir("hermes-scope-home-");
-  const work = tempDir("hermes-scope-work-");
+function scopes(change: (g: HermesConfig["gateway"], home: string) => void = () => undefined) {
+  // HERMES_HOME and the folder beside it that the users' folders go to, both removed afterwards.
+  const base = tempDir("hermes-scope-");
+  const home = join(base, "home");
+  const work = join(base, "work");
+  mkdirSync(home);
+  mkdirSync(work);
   const config = structuredClone(DEFAULT_CONFIG);
-  change(config.gateway);
+  change(config.gateway, home);
   const made: string[] = [];
   const s = new UserScopes({
     config,
@@ -37,7 +42,7 @@ describe("chat users' scopes", () => {
     const alice = s.of({ platform: "telegram", userId: "42" });
     expect(alice).toEqual({
       userKey: "telegram:42",
-      workdir: join(home, "users", "telegram", "42", "work"),
+      workdir: join(`${home}-users`, "telegram", "42"),
       memoryDir: join(home, "users", "telegram", "42", "memories"),
     });
     const mode = statSync(alice.workdir).mode & 0o777;
@@ -67,7 +72,7 @@ describe("chat users' scopes", () => {
       g.workdir_root = "people";
     });
     expect(rooted.s.of({ platform: "slack", userId: "U1" }).workdir).toBe(
-      join(rooted.home, "people", "slack", "U1"),
+      join(rooted.work, "people", "slack", "U1"),
     );
 
     const shared = scopes((g) => {
@@ -84,14 +89,30 @@ describe("chat users' scopes", () => {
     expect(admin.s.of({ platform: "discord", userId: "42" }).userKey).toBe("discord:42");
   });
 
-  it("say which folder cannot be made", () => {
-    const { s, home } = scopes((g) => {
+  it("say which folder cannot be made, and refuse a root inside HERMES_HOME", () => {
+    const blocked = scopes((g) => {
       g.workdir_root = "blocked";
     });
-    writeFileSync(join(home, "blocked"), "a file in the way");
-    expect(() => s.of({ platform: "telegram", userId: "42" })).toThrow(
+    writeFileSync(join(blocked.work, "blocked"), "a file in the way");
+    expect(() => blocked.s.of({ platform: "telegram", userId: "42" })).toThrow(
       /Cannot create the working folder .*blocked\/telegram\/42.*gateway\.workdir_root/,
     );
+    // The approval gate refuses every change in HERMES_HOME: no working folder there.
+    const inside = scopes((g, home) => {
+      g.workdir_root = join(home, "work");
+    });
+    expect(() => inside.s.of({ platform: "telegram", userId: "42" })).toThrow(
+      /gateway\.workdir_root .* is inside HERMES_HOME/,
+    );
+  });
+
+  it("put the working folders beside HERMES_HOME by default, never in it", () => {
+    const root = join(homedir(), ".hermes");
+    expect(defaultWorkdirRoot(root)).toBe(`${root}-users`);
+    expect(defaultWorkdirRoot(join(root, "profiles", "alice"))).toBe(
+      join(`${root}-users`, "profiles", "alice"),
+    );
+    expect(defaultWorkdirRoot("/srv/hermes")).toBe("/srv/hermes-users");
   });
 });
 
