@@ -130,6 +130,9 @@ describe("harmless text stays byte-identical", () => {
       `x${"?a=b&".repeat(40_000)}`,
       `URL="${"a=b".repeat(30_000)}"`,
       'note="abc '.repeat(10_000),
+      'f"Bearer '.repeat(30_000),
+      `key=${"sk-1 ".repeat(50_000)}`,
+      `${"eyJ0ZXN0Ijo".repeat(20_000)}`,
     ]) {
       expect(redact(text)).toBe(text);
     }
