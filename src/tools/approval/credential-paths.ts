@@ -1,5 +1,4 @@
-import { cleanPath, globRegex, HOME } from "./protected-paths.js";
-import { SUBSTITUTION } from "./shell-parse.js";
+import { HOME, pathMatches } from "./protected-paths.js";
 
 /**
  * Files whose content is a credential: SSH private keys, cloud and tool credentials in the home
@@ -58,16 +57,5 @@ function isCredentialPathOnly(path: string): boolean {
 }
 
 /** True when `path` (a word of a command) names a credential file or a folder of them. Never throws. */
-export function isCredentialPath(path: string): boolean {
-  if (path === "" || path.includes(SUBSTITUTION)) return false;
-  const p = cleanPath(path.replace(/^\$\{HOME\}(?=\/|$)/, "$HOME"));
-  if (isCredentialPathOnly(p)) return true;
-  if (!/[*?[]/.test(p)) return false;
-  let re: RegExp;
-  try {
-    re = globRegex(p.replace(/^\$HOME(?=\/|$)/, "~"));
-  } catch {
-    return false;
-  }
-  return SAMPLES.some((s) => re.test(s) && isCredentialPathOnly(s));
-}
+export const isCredentialPath = (path: string): boolean =>
+  pathMatches(path.replace(/^\$\{HOME\}(?=\/|$)/, "$HOME"), isCredentialPathOnly, SAMPLES);

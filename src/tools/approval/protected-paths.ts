@@ -81,7 +81,15 @@ export const globRegex = (glob: string): RegExp =>
       .replace(/\[!/g, "[^")}$`,
   );
 
-function matches(path: string, test: (p: string) => boolean): boolean {
+/**
+ * Whether `path` passes `test` once cleaned, or is a glob that could name one of `samples` that
+ * does (`~/.b*rc` could be `~/.bashrc`). Computed paths never match.
+ */
+export function pathMatches(
+  path: string,
+  test: (p: string) => boolean,
+  samples: readonly string[] = SAMPLES,
+): boolean {
   if (path === "" || path.includes(SUBSTITUTION)) return false;
   const p = cleanPath(path);
   if (test(p)) return true;
@@ -92,8 +100,10 @@ function matches(path: string, test: (p: string) => boolean): boolean {
   } catch {
     return false;
   }
-  return SAMPLES.some((s) => re.test(s) && test(s));
+  return samples.some((s) => re.test(s) && test(s));
 }
+
+const matches = (path: string, test: (p: string) => boolean): boolean => pathMatches(path, test);
 
 /** HERMES_HOME or anything in it, however it is spelled. */
 export const isHermesPath = (path: string): boolean => matches(path, (p) => HERMES.test(p));
