@@ -164,8 +164,7 @@ export interface SessionStore {
   getSession(id: string): SessionRecord | undefined;
   /** Exact id, then a unique id prefix, then the newest session with that exact title. */
   resolveSession(idOrTitle: string): SessionRecord | undefined;
-  /** Newest first. */
-  /** With `source` and `userId`: one user's sessions on one platform (a gateway chat's /resume). */
+  /** Newest first; with `source` and `userId`: one user's sessions on one platform (a gateway chat's /resume). */
   listSessions(opts?: { limit?: number; source?: string; userId?: string }): SessionRecord[];
   /** The session with the most recent message (or start): what `hermes -c` continues. */
   latestSession(opts?: { source?: string }): SessionRecord | undefined;
@@ -192,7 +191,8 @@ export interface SessionStore {
   prune(olderThan: number, opts?: { source?: string }): Promise<number>;
   /**
    * Stores a message after the session's last one (its `seq` is taken inside the write, so writers
-   * in other processes never collide). Undefined when it was queued behind another process's lock.
+   * in other processes never collide), as the redactor leaves it; the caller's object is not
+   * changed. Undefined when it was queued behind another process's lock.
    */
   appendMessage(sessionId: string, message: ChatMessage, meta?: MessageMeta): StoredMessage | undefined;
   /** Several messages in one transaction (one turn). */
