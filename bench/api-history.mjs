@@ -7,13 +7,9 @@
 //  3. 40 turns of one chat client that resends its history each time: sessions and message rows
 //     the API created (GET /api/sessions).
 // BENCH_HISTORY_MB changes the size of the big body.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseJsonBody } from "../dist/core/http-body.js";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, fmt } from "./lib.mjs";
+import { fmt, startApiServe } from "./lib.mjs";
 
 const KEY = "bench-api-key-0123456789abcdef";
 const TARGET_BYTES = Number(process.env.BENCH_HISTORY_MB ?? 3.9) * 1024 * 1024;
@@ -100,40 +96,11 @@ fake.setResponder((req) => {
   const content = typeof last?.content === "string" ? last.content : "";
   return { text: `answer to ${content.slice(-12)}` };
 });
-const root = mkdtempSync(join(tmpdir(), "hermes-bench-history-"));
-const home = join(root, "home");
-const work = join(root, "work");
-mkdirSync(home);
-mkdirSync(work);
 // A window large enough that the big history is not compressed: the copy is what is measured.
-writeFileSync(
-  join(home, "config.yaml"),
+const { url, stop } = await startApiServe(
   `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n  context_length: 4000000\n`,
+  { key: KEY, prefix: "hermes-bench-history-" },
 );
-const server = spawn(process.execPath, [BIN, "api", "serve", "--port", "0"], {
-  cwd: work,
-  env: {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HERMES_HOME: home,
-    API_SERVER_KEY: KEY,
-    OPENAI_API_KEY: "x",
-  },
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let stderr = "";
-server.stderr.on("data", (d) => {
-  stderr += d;
-});
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (d) => {
-    out += d;
-    const m = /API server listening on (\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", (code) => reject(new Error(`hermes api serve exited (${code}): ${stderr}`)));
-});
 const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
 const chat = async (payload) => {
   const res = await fetch(`${url}/v1/chat/completions`, {
@@ -187,7 +154,5 @@ async function sessionsNow() {
   return { sessions: list.length, messages: list.reduce((n, s) => n + s.message_count, 0) };
 }
 
-server.kill("SIGTERM");
-await new Promise((resolve) => server.on("exit", resolve));
+await stop();
 await fake.close();
-rmSync(root, { recursive: true, force: true });

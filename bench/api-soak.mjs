@@ -5,12 +5,9 @@
 // flat after warm-up (checked: the run fails when RSS at the end is over 10 % above the half-way
 // point; the server runs under its default heap budget, gateway.max_heap_mb). One in ten requests streams. BENCH_CONVERSATIONS and BENCH_IN_FLIGHT change
 // the load; BENCH_NODE_OPTIONS is passed to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { BIN, curveChart, fmt, reportFlatAfterWarmUp } from "./lib.mjs";
+import { curveChart, fmt, reportFlatAfterWarmUp, startApiServe } from "./lib.mjs";
 
 const TOTAL = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
@@ -24,41 +21,18 @@ fake.setResponder((req) => {
   return { text: token ? `echo ${token}` : "no token", chunkSize: 32 };
 });
 
-const root = mkdtempSync(join(tmpdir(), "hermes-bench-api-"));
-const home = join(root, "home");
-const work = join(root, "work");
-mkdirSync(home);
-mkdirSync(work);
-writeFileSync(
-  join(home, "config.yaml"),
+const {
+  url,
+  child: server,
+  stop,
+} = await startApiServe(
   `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n` +
     `platforms:\n  api_server:\n    max_concurrent_runs: ${IN_FLIGHT}\n`,
-);
-const server = spawn(process.execPath, [BIN, "api", "serve", "--port", "0"], {
-  cwd: work,
-  env: {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HERMES_HOME: home,
-    API_SERVER_KEY: KEY,
-    OPENAI_API_KEY: "x",
-    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+  {
+    key: KEY,
+    env: process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {},
   },
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let stderr = "";
-server.stderr.on("data", (d) => {
-  stderr += d;
-});
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  server.stdout.on("data", (d) => {
-    out += d;
-    const m = /API server listening on (\S+)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", (code) => reject(new Error(`hermes api serve exited (${code}): ${stderr}`)));
-});
+);
 
 const rssMb = () => {
   try {
@@ -137,10 +111,8 @@ clearInterval(sampler);
 curve[Math.floor(finished / 100)] ??= rssMb();
 peak = Math.max(peak, rssMb());
 
-server.kill("SIGTERM");
-const code = await new Promise((resolve) => server.on("exit", resolve));
+const code = await stop();
 await fake.close();
-rmSync(root, { recursive: true, force: true });
 
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];

@@ -130,3 +130,49 @@ export function curveChart(labels, values, width = 48) {
     })
     .join("\n");
 }
+
+/**
+ * Starts `hermes api serve --port 0` (the built binary) in a fresh HERMES_HOME holding `config`
+ * (config.yaml); resolves once it listens with its url, the child and `stop()` (SIGTERM, waits for
+ * the exit, removes the home). `env` adds variables (NODE_OPTIONS for a profile, ...).
+ */
+export async function startApiServe(config, { key, env = {}, prefix = "hermes-bench-api-" }) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const home = join(root, "home");
+  const work = join(root, "work");
+  mkdirSync(home);
+  mkdirSync(work);
+  writeFileSync(join(home, "config.yaml"), config);
+  const child = spawn(process.execPath, [BIN, "api", "serve", "--port", "0"], {
+    cwd: work,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      HERMES_HOME: home,
+      API_SERVER_KEY: key,
+      OPENAI_API_KEY: "x",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d) => {
+    stderr += d;
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /API server listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`hermes api serve exited (${code}): ${stderr}`)));
+  });
+  const stop = async () => {
+    child.kill("SIGTERM");
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    rmSync(root, { recursive: true, force: true });
+    return code;
+  };
+  return { url, child, stop };
+}

@@ -120,8 +120,9 @@ async function answerChat(
     }
     const { outcome, sessionId, headers } = done;
     const completion = completionOf(id, created, model, outcome, outcome.result.finalText);
-    sendJson(r.res, 200, completion, headers);
+    // Recorded before the answer goes out: the client's next turn may follow at once.
     await recordAnswer(ctx, r.caller, continued, request.turn, outcome.result.finalText, sessionId);
+    sendJson(r.res, 200, completion, headers);
     return { status: 200, headers, body: completion, sessionId };
   }
   return streamChat(ctx, r, request, continued, setup, { id, created, model });
