@@ -32,6 +32,21 @@ describe("API server and state.db", () => {
     expect(t.runtime.sessions?.responses.get(created.id)).toBeUndefined();
   });
 
+  it("a response that could not be stored (the lock stayed taken) still answers, saying store: false", async () => {
+    const t = await api.start();
+    api.fake.setResponder(() => ({ text: "answered anyway" }));
+    const holder = await holdStateLock(t.runtime.sessions!.path);
+    let created: { id: string; store?: boolean | null; output_text: string };
+    try {
+      created = await t.client.responses.create({ model: "m", input: "keep this" });
+    } finally {
+      await holder.release();
+    }
+    expect(created.output_text).toBe("answered anyway");
+    expect(created.store).toBe(false);
+    expect((await t.call(`/v1/responses/${created.id}`)).status).toBe(404);
+  }, 30_000);
+
   it("with another process holding the write lock, reads answer, a delete waits then says 503, and works once it frees", async () => {
     const t = await api.start();
     api.fake.setResponder(() => ({ text: "ok" }));
