@@ -41,6 +41,8 @@ const SEVERITY_BY_KEY: Record<string, FindingSeverity | null> = {
   kill_every_process: "high",
   hermes_files: "critical",
   hermes_settings: "critical",
+  // Caution, not a refusal: a skill's documented `source .env && curl -H "Bearer $KEY"` reads the same way.
+  credential_exfiltration: "high",
 };
 
 const CATEGORY_BY_CLASS: Partial<Record<PatternClass, FindingCategory>> = {
@@ -49,6 +51,7 @@ const CATEGORY_BY_CLASS: Partial<Record<PatternClass, FindingCategory>> = {
   accounts: "persistence",
   security: "persistence",
   history: "destructive",
+  exfiltration: "exfiltration",
 };
 
 function screened(match: PatternMatch, hardline: boolean): ScreenedCommand | undefined {
