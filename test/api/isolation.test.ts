@@ -8,7 +8,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { text } from "../runtime/support.js";
-import { type CliRun, cleanEnv, sandbox, startHermes } from "../support/cli.js";
+import { apiServerUrl, type CliRun, cleanEnv, sandbox, startHermes } from "../support/cli.js";
 import { openaiConfig, toolMessagesOf } from "../support/e2e.js";
 import type { FakeLlm, ScriptedTurn } from "../support/fake-llm.js";
 import { isAlive } from "../tools/helpers.js";
@@ -80,15 +80,7 @@ async function serve(home: string, work: string): Promise<{ run: CliRun; url: st
     env: cleanEnv({ HERMES_HOME: home, OPENAI_API_KEY: "test-key", API_SERVER_KEY: KEY }),
     cwd: work,
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    run.child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /API server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    run.done.then((r) => reject(new Error(`exited early: ${r.code} ${r.stderr}`)));
-  });
+  const url = await apiServerUrl(run);
   return { run, url };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
+import { apiServerUrl, cleanEnv, runHermes, sandbox, startHermes } from "../support/cli.js";
 import { openaiConfig, useFakeLlm } from "../support/e2e.js";
 import type { FakeLlm } from "../support/fake-llm.js";
 import { KEY } from "./support.js";
@@ -29,15 +29,7 @@ describe("hermes api serve (the built binary)", () => {
       env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "test-key", API_SERVER_KEY: KEY }),
       cwd: box.work,
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      run.child.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /API server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      run.done.then((r) => reject(new Error(`exited early: ${r.code} ${r.stderr}`)));
-    });
+    const url = await apiServerUrl(run);
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200);
     // The server replaced itself (same pid) with one under the default heap budget.

@@ -82,6 +82,19 @@ export function startHermes(
   };
 }
 
+/** The URL `hermes api serve` prints once it listens; rejects when the server exits first. */
+export function apiServerUrl(run: CliRun): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = "";
+    run.child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /API server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    run.done.then((r) => reject(new Error(`exited early: ${r.code} ${r.stderr}`)));
+  });
+}
+
 export function runHermes(
   args: string[],
   opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string },
