@@ -28,7 +28,7 @@ export function redactJsonText(text: string, redact: Redact): string {
   const compact = JSON.stringify(parsed);
   const again = redact(compact);
   if (again === compact || isJson(again)) return again;
-  return JSON.stringify(redactValue(parsed, redact));
+  return JSON.stringify(redactStrings(parsed, redact));
 }
 
 function isJson(text: string): boolean {
@@ -40,26 +40,26 @@ function isJson(text: string): boolean {
   }
 }
 
-/** Every string inside a JSON-like value (keys too), redacted; the same value when none changed. */
+/**
+ * A JSON-like value with its secrets redacted, as its JSON text would be (strings, and values under
+ * keys that name a secret); the same value when nothing changed.
+ */
 export function redactValue<T>(value: T, redact: Redact): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redact(v);
-    if (Array.isArray(v)) {
-      const items = v.map(walk);
-      return items.some((x, i) => x !== v[i]) ? items : v;
-    }
-    if (v === null || typeof v !== "object") return v;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const key = redact(k);
-      const val = walk(x);
-      if (key !== k || val !== x) changed = true;
-      out[key] = val;
-    }
-    return changed ? out : v;
-  };
-  return walk(value) as T;
+  if (redact === noRedaction) return value;
+  const text = JSON.stringify(value);
+  if (text === undefined) return value;
+  const out = redactJsonText(text, redact);
+  return out === text ? value : (JSON.parse(out) as T);
+}
+
+/** Every string inside a parsed JSON value (keys too), redacted one by one. */
+function redactStrings(value: unknown, redact: Redact): unknown {
+  if (typeof value === "string") return redact(value);
+  if (Array.isArray(value)) return value.map((v) => redactStrings(v, redact));
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[redact(k)] = redactStrings(v, redact);
+  return out;
 }
 
 function redactParts(parts: ContentPart[], redact: Redact): ContentPart[] {

@@ -144,7 +144,11 @@ describe("redaction at the persistence boundary", () => {
           { role: "user", content: `remember ${KEY}` },
           { role: "assistant", content: `ok ${KEY}` },
         ],
-        response: { output_text: `ok ${KEY}`, output: [{ content: [{ text: `ok ${KEY}` }] }] },
+        response: {
+          output_text: `ok ${KEY}`,
+          output: [{ content: [{ text: `ok ${KEY}` }] }],
+          metadata: { password: "plain-words-but-a-password" },
+        },
         createdAt: 1,
       },
       10,
@@ -168,7 +172,10 @@ describe("redaction at the persistence boundary", () => {
     const reply = store.idempotency.get("caller", "idem-1");
     if (reply?.state !== "done") throw new Error("no stored answer");
     expect(JSON.parse(reply.response.body).text).toMatch(/^\[REDACTED/);
-    expect(store.responses.get("resp_1")?.conversation[0]).toMatchObject({ role: "user" });
+    const saved = store.responses.get("resp_1");
+    expect(saved?.conversation[0]).toMatchObject({ role: "user" });
+    // A value is hidden for the key it sits under, as in a tool result's JSON.
+    expect(saved?.response.metadata).toEqual({ password: expect.stringMatching(/^\[REDACTED/) });
     await store.close();
     expect(rawBytes(path)).not.toContain(KEY_TAIL);
   });
