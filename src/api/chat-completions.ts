@@ -28,6 +28,7 @@ import {
   type ContinuationPlan,
   planContinuation,
   recordAnswer,
+  releasePlan,
 } from "./continuation.js";
 import { sendJson, startSse, writeSse } from "./http.js";
 import type { Answer } from "./idempotency.js";
@@ -104,6 +105,19 @@ async function answerChat(
   request: ChatRequest,
 ): Promise<Answer | undefined> {
   const continued = await planContinuation(ctx, r.caller, request);
+  try {
+    return await runChat(ctx, r, request, continued);
+  } finally {
+    releasePlan(ctx, continued.plan);
+  }
+}
+
+async function runChat(
+  ctx: RouteContext,
+  r: RouteRequest,
+  request: ChatRequest,
+  continued: ContinuationPlan,
+): Promise<Answer | undefined> {
   const setup = await runSetup(ctx, request, continued.plan, "response_format.json_schema");
   const id = newId("chatcmpl-");
   const created = unixNow();

@@ -5,8 +5,9 @@
  * → the session. A request whose earlier messages hash to a recorded prefix continues that
  * session: only the messages past the prefix and the new turn are stored. A prefix that is not
  * the session's latest state (the client edited or dropped a message the session has moved past),
- * a session that is running another request, or no match at all: the request starts a new
- * session holding its whole history. Records are scoped by caller.
+ * a session that another request is running or about to continue (plans reserve their session
+ * until the request ends: `releasePlan`), or no match at all: the request starts a new session
+ * holding its whole history. Records are scoped by caller.
  *
  * A session's latest state is kept as a record of its own (`tip:<session id>` → the message count
  * of its newest prefix); an attempt that fails on a continued session unsets it, because the
@@ -98,9 +99,7 @@ export async function planContinuation(
   const tip = index.find(callerId, [tipKey(hit.sessionId)]);
   const session = store.getSession(hit.sessionId);
   const usable =
-    tip?.messageCount === hit.messageCount &&
-    session?.source === API_SOURCE &&
-    !ctx.runs.liveSessionIds().has(hit.sessionId);
+    tip?.messageCount === hit.messageCount && session?.source === API_SOURCE && ctx.runs.claim(hit.sessionId);
   if (!usable || !session) return fresh;
   const historyStart = view.length - request.history.length;
   const extra = request.history.slice(Math.max(0, hit.messageCount - historyStart));
@@ -138,6 +137,11 @@ export async function recordAnswer(
   }
 }
 
+/** Gives back the session a plan reserved for continuing (ApiRun holds it while it runs). */
+export function releasePlan(ctx: RouteContext, plan: SessionPlan): void {
+  if (plan.kind === "continue") ctx.runs.unclaim(plan.session.id);
+}
+
 /** After a failed attempt on a continued session: nothing continues it any more. Never throws. */
 export async function abandonContinuation(
   ctx: RouteContext,
@@ -172,7 +176,7 @@ export function planResponsesContinuation(
   if (
     tip?.messageCount !== previous.conversationLength ||
     session?.source !== API_SOURCE ||
-    ctx.runs.liveSessionIds().has(session.id)
+    !ctx.runs.claim(session.id)
   )
     return { kind: "new" };
   return { kind: "continue", session, extra: newItems };

@@ -22,7 +22,12 @@ import {
   unixNow,
   waitForAnswer,
 } from "./context.js";
-import { abandonContinuation, planResponsesContinuation, recordResponseTip } from "./continuation.js";
+import {
+  abandonContinuation,
+  planResponsesContinuation,
+  recordResponseTip,
+  releasePlan,
+} from "./continuation.js";
 import { ApiError, sendJson, startSse, writeSse } from "./http.js";
 import type { Answer } from "./idempotency.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses-request.js";
@@ -166,7 +171,14 @@ export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): 
   const parsed = parseResponsesRequest(r.body);
   await ctx.idempotency.run(
     r,
-    () => answerResponse(ctx, r, parsed),
+    async () => {
+      const continued = continueFrom(ctx, r, parsed);
+      try {
+        return await answerResponse(ctx, r, continued);
+      } finally {
+        releasePlan(ctx, continued.plan);
+      }
+    },
     (answer) => {
       if (!parsed.stream || answer.status !== 200)
         return sendJson(r.res, answer.status, answer.body, answer.headers);
@@ -180,9 +192,8 @@ export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): 
 async function answerResponse(
   ctx: RouteContext,
   r: RouteRequest,
-  parsed: ResponsesRequest,
+  { request, plan }: Continued,
 ): Promise<Answer | undefined> {
-  const { request, plan } = continueFrom(ctx, r, parsed);
   const setup = await runSetup(ctx, request, plan, "text.format");
   const shape: ResponseShape = {
     id: newId("resp_"),

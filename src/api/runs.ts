@@ -227,6 +227,8 @@ const isAnswer = (r: RunResult): boolean =>
 /** Runs against the cap (waiting in the run queue past it) and stops them all on shutdown. */
 export class RunPool {
   private readonly active = new Set<ApiRun>();
+  /** Sessions a request has planned to continue and not finished with. */
+  private readonly claimed = new Set<string>();
   private readonly queue: RunQueue;
   private draining = false;
   /** Runs started since the server did. */
@@ -257,9 +259,23 @@ export class RunPool {
     return this.queue.queued;
   }
 
-  /** Session ids of the runs in flight (not deletable while they run). */
+  /** Session ids of the runs in flight and of the sessions requests are about to continue (not deletable meanwhile). */
   liveSessionIds(): Set<string> {
-    return new Set([...this.active].flatMap((r) => r.agent.sessionIds));
+    return new Set([...this.claimed, ...[...this.active].flatMap((r) => r.agent.sessionIds)]);
+  }
+
+  /**
+   * Reserves a stored session for one request to continue; false when a run or another request
+   * has it. The request gives it back with `unclaim` once it is over.
+   */
+  claim(sessionId: string): boolean {
+    if (this.liveSessionIds().has(sessionId)) return false;
+    this.claimed.add(sessionId);
+    return true;
+  }
+
+  unclaim(sessionId: string): void {
+    this.claimed.delete(sessionId);
   }
 
   /**

@@ -123,6 +123,23 @@ describe("chat completions continue their session", () => {
     expect(stored(t)).toEqual({ sessions, rows: 2004 });
   });
 
+  it("lets one of two requests continuing the same session at once have it; the other gets its own", async () => {
+    const t = await api.start();
+    api.fake.setResponder((req) => ({ text: `re: ${lastUser(req)}`, delayMs: 50 }));
+    const history: Message[] = [];
+    await turn(t, history, "start");
+    await Promise.all([turn(t, [...history], "left"), turn(t, [...history], "right")]);
+    const { sessions } = stored(t);
+    expect(sessions).toHaveLength(2);
+    const contents = sessions.map((id) => t.runtime.sessions!.loadMessages(id).map((m) => m.message.content));
+    // Neither session holds the other's turn.
+    for (const c of contents) {
+      expect(c.slice(0, 2)).toEqual(["start", "re: start"]);
+      expect(c).toHaveLength(4);
+    }
+    expect(contents.map((c) => c[2]).sort()).toEqual(["left", "right"]);
+  });
+
   it("does not continue a session whose last attempt failed: the retry starts a new one", async () => {
     const t = await api.start();
     api.fake.enqueue({ text: "one" });
