@@ -1,7 +1,7 @@
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { lastUser } from "../runtime/support.js";
-import { type ApiHarness, useApiServer } from "./support.js";
+import { type ApiHarness, eventually, useApiServer } from "./support.js";
 
 const api = useApiServer();
 
@@ -124,20 +124,34 @@ describe("chat completions continue their session", () => {
   });
 
   it("lets one of two requests continuing the same session at once have it; the other gets its own", async () => {
-    const t = await api.start();
-    api.fake.setResponder((req) => ({ text: `re: ${lastUser(req)}`, delayMs: 50 }));
+    const t = await api.start("platforms:\n  api_server:\n    max_concurrent_runs: 1\n");
     const history: Message[] = [];
+    api.fake.enqueue({ text: "re: start" });
     await turn(t, history, "start");
-    await Promise.all([turn(t, [...history], "left"), turn(t, [...history], "right")]);
-    const { sessions } = stored(t);
+    // One slot, held by another conversation: both continuations are planned while they wait.
+    api.fake.enqueue({ fault: { kind: "hang" } });
+    const held = new AbortController();
+    const blocker = t.client.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "elsewhere" }] }, { signal: held.signal })
+      .catch(() => undefined);
+    await eventually(() => api.fake.requests.length === 2, "the blocker to reach the model");
+    api.fake.setResponder((req) => ({ text: `re: ${lastUser(req)}` }));
+    const both = Promise.all([turn(t, [...history], "left"), turn(t, [...history], "right")]);
+    await eventually(() => t.server.status().runsQueued === 2, "both to wait for the slot");
+    held.abort();
+    await blocker;
+    await both;
+    const sessions = stored(t).sessions.filter(
+      (id) => t.runtime.sessions!.loadMessages(id)[0]?.message.content === "start",
+    );
     expect(sessions).toHaveLength(2);
     const contents = sessions.map((id) => t.runtime.sessions!.loadMessages(id).map((m) => m.message.content));
     // Neither session holds the other's turn.
-    for (const c of contents) {
-      expect(c.slice(0, 2)).toEqual(["start", "re: start"]);
-      expect(c).toHaveLength(4);
-    }
-    expect(contents.map((c) => c[2]).sort()).toEqual(["left", "right"]);
+    for (const c of contents) expect(c.slice(0, 2)).toEqual(["start", "re: start"]);
+    expect(contents.map((c) => c.slice(2)).sort()).toEqual([
+      ["left", "re: left"],
+      ["right", "re: right"],
+    ]);
   });
 
   it("does not continue a session whose last attempt failed: the retry starts a new one", async () => {
