@@ -25,7 +25,7 @@ export interface UserScopesOptions {
   environmentsIn: (workdir: string) => EnvironmentProvider;
 }
 
-/** A chat user: the platform and its id of them. */
+/** A chat user: a platform and their id on it. */
 export interface ChatUser {
   platform: string;
   userId: string;
