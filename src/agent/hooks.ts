@@ -8,6 +8,7 @@
  */
 import { HOOK_NAMES, type HookName } from "../core/config-defaults.js";
 import { type FaultSource, runAsSource } from "../core/fault-source.js";
+import { isRecord } from "../core/is-record.js";
 
 export { HOOK_NAMES, type HookName };
 
@@ -77,16 +78,13 @@ const TOOL_HOOKS: ReadonlySet<HookName> = new Set([
   "transform_terminal_output",
 ]);
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Each handler gets its own payload, and its own `args` object: one that edits them changes
  * nothing for the others or for the call (a deep copy would cost more than most hooks do).
  */
 function copyOf(payload: HookPayload): HookPayload {
   const args = payload.args;
-  return isObject(args) ? { ...payload, args: { ...args } } : { ...payload };
+  return isRecord(args) ? { ...payload, args: { ...args } } : { ...payload };
 }
 
 /** The verb of a directive in either spelling: `{action: ...}` or `{decision: ...}`. */
@@ -95,7 +93,7 @@ const verbOf = (v: Record<string, unknown>): unknown => v.action ?? v.decision;
 /** A non-empty string, or the text under `key` of an object answer. */
 function textAnswer(value: unknown, key: string): string | undefined {
   if (typeof value === "string") return value;
-  if (isObject(value) && typeof value[key] === "string") return value[key] as string;
+  if (isRecord(value) && typeof value[key] === "string") return value[key] as string;
   return undefined;
 }
 
@@ -165,7 +163,7 @@ export class HookBus {
     let args = payload.args;
     for (const r of this.listFor("pre_tool_call", payload)) {
       const answer = await this.call(r, { ...payload, args });
-      if (!isObject(answer)) continue;
+      if (!isRecord(answer)) continue;
       const verb = verbOf(answer);
       if (verb === "block") {
         const why = answer.message ?? answer.reason;
@@ -173,7 +171,7 @@ export class HookBus {
       }
       if (verb === "modify") {
         const next = answer.args ?? answer.tool_input;
-        if (isObject(next)) args = next;
+        if (isRecord(next)) args = next;
         else this.problem(r, "pre_tool_call", "answer", "answered modify without an 'args' object");
       }
     }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { type Document, isMap, isScalar, LineCounter, parseDocument, parse as parseYaml } from "yaml";
 import { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
 import { CONFIG_RULES, FREE_TYPED_KEYS } from "./config-rules.js";
+import { isRecord } from "./is-record.js";
 import { yamlErrorLine } from "./yaml-error-line.js";
 
 export { DEFAULT_CONFIG, type HermesConfig } from "./config-defaults.js";
@@ -30,15 +31,12 @@ export interface LoadedConfig {
 
 type Plain = Record<string, unknown>;
 
-const isPlainObject = (v: unknown): v is Plain => typeof v === "object" && v !== null && !Array.isArray(v);
-
 const typeName = (v: unknown): string =>
   v === null ? "null" : Array.isArray(v) ? "list" : typeof v === "object" ? "mapping" : typeof v;
 
 /** Deep merge: objects merge key by key, everything else (lists included) is replaced. */
 export function deepMerge<T>(base: T, override: unknown): T {
-  if (!isPlainObject(base) || !isPlainObject(override))
-    return (override === undefined ? base : override) as T;
+  if (!isRecord(base) || !isRecord(override)) return (override === undefined ? base : override) as T;
   const out: Plain = { ...base };
   for (const [k, v] of Object.entries(override)) out[k] = k in out ? deepMerge(out[k], v) : v;
   return out as T;
@@ -95,8 +93,8 @@ function validate(user: Plain, file: string, doc: Document | undefined, counter:
         if (problem) fail(problem);
       }
       // An empty default mapping is free-form (keys chosen by the user); its rule checks the values.
-      const freeForm = isPlainObject(def) && Object.keys(def).length === 0;
-      if (isPlainObject(def) && isPlainObject(v) && !freeForm) walk(v, def, keyPath);
+      const freeForm = isRecord(def) && Object.keys(def).length === 0;
+      if (isRecord(def) && isRecord(v) && !freeForm) walk(v, def, keyPath);
     }
   };
   walk(user, DEFAULT_CONFIG as unknown as Plain, []);
@@ -114,7 +112,7 @@ export function parseConfigText(text: string, file: string): LoadedConfig {
     throw new ConfigError(`${file}:${line}: ${problem}`, file, undefined, line, problem);
   }
   const raw: unknown = doc.toJS() ?? {};
-  if (!isPlainObject(raw)) {
+  if (!isRecord(raw)) {
     throw new ConfigError(`${file}: the top level must be a mapping of keys, not a ${typeName(raw)}`, file);
   }
   const user = normaliseShorthands(raw);
@@ -139,7 +137,7 @@ export function loadConfig(configPath: string): LoadedConfig {
 export function getConfigValue(config: HermesConfig, dotted: string): unknown {
   let cur: unknown = config;
   for (const part of dotted.split(".")) {
-    if (!isPlainObject(cur) || !(part in cur)) return undefined;
+    if (!isRecord(cur) || !(part in cur)) return undefined;
     cur = cur[part];
   }
   return cur;
@@ -202,7 +200,7 @@ export function setConfigValue(configPath: string, dotted: string, value: unknow
 function underFreeForm(path: readonly string[]): boolean {
   for (let depth = path.length - 1; depth > 0; depth--) {
     const parent = getConfigValue(DEFAULT_CONFIG, path.slice(0, depth).join("."));
-    if (parent !== undefined) return isPlainObject(parent) && Object.keys(parent).length === 0;
+    if (parent !== undefined) return isRecord(parent) && Object.keys(parent).length === 0;
   }
   return false;
 }

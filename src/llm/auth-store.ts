@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileLockError, lockFileSync, type ReleaseLock } from "../core/file-lock.js";
+import { isRecord } from "../core/is-record.js";
 
 /** One pooled credential as stored in auth.json. Times are ISO-8601 strings (readable by people). */
 export interface PoolEntry {
@@ -48,9 +49,6 @@ export const authFilePath = (home: string): string => join(home, "auth.json");
 
 /** Longest a caller waits for the lock before giving up. */
 const LOCK_TIMEOUT_MS = 10_000;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Reads auth.json without the lock (safe: writes are atomic renames). Missing file = empty store. */
 export function readAuthStore(file: string): AuthStore {

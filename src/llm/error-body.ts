@@ -4,9 +4,7 @@
  * fields at the top level; read as they are, the error says "400 status code (no body)" and the
  * classifier cannot tell a token-limit error from a bad request. Such bodies are reshaped first.
  */
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+import { isRecord } from "../core/is-record.js";
 
 /** `{error: {...}}` for the bodies the SDK would drop; undefined when the body is fine or not JSON. */
 export function normalizeErrorBody(text: string): string | undefined {

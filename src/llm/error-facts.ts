@@ -4,6 +4,7 @@
  * Ollama's bare string), the cause chain's error names and codes, and one lower-cased haystack
  * for pattern matching.
  */
+import { isRecord } from "../core/is-record.js";
 
 export interface ErrorFacts {
   status: number | undefined;
@@ -27,9 +28,6 @@ export interface ErrorFacts {
   /** Lower-cased: every message of the cause chain plus body fields, for pattern matching. */
   text: string;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const str = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" ? String(v) : "");
 

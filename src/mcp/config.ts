@@ -2,6 +2,7 @@
  * `mcp_servers` of config.yaml as typed server settings. A bad entry never stops Hermes: it is
  * skipped (or a bad key ignored) with a problem for the log and `hermes mcp list`.
  */
+import { isRecord } from "../core/is-record.js";
 
 export type McpTransportKind = "stdio" | "http" | "sse";
 
@@ -72,7 +73,6 @@ const OTHER_VERSION_KEYS = new Set([
 ]);
 
 type Plain = Record<string, unknown>;
-const isPlain = (v: unknown): v is Plain => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `${VAR}` replaced from `env` (unset variables become empty), so secrets can stay in .env. */
 export function interpolate(text: string, env: NodeJS.ProcessEnv): string {
@@ -81,7 +81,7 @@ export function interpolate(text: string, env: NodeJS.ProcessEnv): string {
 
 const stringMap = (v: unknown, env: NodeJS.ProcessEnv): Record<string, string> | undefined => {
   if (v === undefined) return {};
-  if (!isPlain(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
     if (typeof val !== "string" && typeof val !== "number" && typeof val !== "boolean") return undefined;
@@ -112,7 +112,7 @@ export function parseServer(
   raw: unknown,
   env: NodeJS.ProcessEnv = process.env,
 ): McpServerConfig | string {
-  if (!isPlain(raw)) return "must be a mapping (command/args/env or url/headers)";
+  if (!isRecord(raw)) return "must be a mapping (command/args/env or url/headers)";
   const transport = transportOf(raw);
   if (transport !== "stdio" && transport !== "http" && transport !== "sse")
     return `transport must be stdio, http or sse (got ${JSON.stringify(transport)})`;
@@ -132,7 +132,7 @@ export function parseServer(
   const connectTimeout = seconds(raw.connect_timeout, DEFAULT_CONNECT_TIMEOUT_S);
   if (connectTimeout === undefined) return "'connect_timeout' must be a number of seconds > 0";
   const tools = raw.tools === undefined ? {} : raw.tools;
-  if (!isPlain(tools)) return "'tools' must be a mapping (include, exclude, resources, prompts)";
+  if (!isRecord(tools)) return "'tools' must be a mapping (include, exclude, resources, prompts)";
   const include = tools.include === undefined ? undefined : stringList(tools.include);
   const exclude = tools.exclude === undefined ? [] : stringList(tools.exclude);
   if ((tools.include !== undefined && !include) || !exclude)
@@ -162,7 +162,7 @@ export function parseMcpServers(raw: unknown, env: NodeJS.ProcessEnv = process.e
   const servers: McpServerConfig[] = [];
   const problems: string[] = [];
   if (raw === undefined || raw === null) return { servers, problems };
-  if (!isPlain(raw)) return { servers, problems: ["mcp_servers must be a mapping of server names"] };
+  if (!isRecord(raw)) return { servers, problems: ["mcp_servers must be a mapping of server names"] };
   for (const [name, entry] of Object.entries(raw)) {
     const parsed = parseServer(name, entry, env);
     if (typeof parsed === "string") {

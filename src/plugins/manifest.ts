@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { extname, isAbsolute, join, normalize } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { HOOK_NAMES, type HookName } from "../core/config-defaults.js";
+import { isRecord } from "../core/is-record.js";
 
 export const MANIFEST_FILE = "plugin.yaml";
 
@@ -47,8 +48,6 @@ export type ManifestResult = { manifest: PluginManifest } | { problem: string };
 
 const EMPTY_PARAMETERS = { type: "object", properties: {} };
 const JS_ENTRY = new Set([".js", ".mjs"]);
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const text = (v: unknown): string =>
   typeof v === "string" ? v.trim() : typeof v === "number" ? String(v) : "";
 
@@ -61,13 +60,13 @@ function listOf(raw: Record<string, unknown>, key: string): unknown[] {
 }
 
 function parseTool(item: unknown, i: number, plugin: string): ManifestTool {
-  if (!isObject(item))
+  if (!isRecord(item))
     throw new Error(`tools item ${i + 1} must be a mapping with name, description, parameters`);
   const name = text(item.name);
   if (!TOOL_NAME_RE.test(name))
     throw new Error(`tools item ${i + 1}: name '${name}' must be 1-64 letters, digits, '_' or '-'`);
   const parameters = item.parameters ?? EMPTY_PARAMETERS;
-  if (!isObject(parameters) || (parameters.type !== undefined && parameters.type !== "object"))
+  if (!isRecord(parameters) || (parameters.type !== undefined && parameters.type !== "object"))
     throw new Error(`tool '${name}': parameters must be a JSON Schema of type object`);
   const toolset = text(item.toolset) || plugin;
   return {
@@ -80,7 +79,7 @@ function parseTool(item: unknown, i: number, plugin: string): ManifestTool {
 
 function parseCommand(item: unknown, i: number): ManifestCommand {
   const raw = typeof item === "string" ? { name: item } : item;
-  if (!isObject(raw))
+  if (!isRecord(raw))
     throw new Error(`commands item ${i + 1} must be a name or a mapping with name, description`);
   const name = text(raw.name);
   if (!PLUGIN_NAME_RE.test(name))
@@ -90,7 +89,7 @@ function parseCommand(item: unknown, i: number): ManifestCommand {
 
 /** Checks a manifest's fields; throws with the problem in words. */
 export function parseManifest(raw: unknown, folderName: string): PluginManifest {
-  if (!isObject(raw)) throw new Error("plugin.yaml must be a mapping of keys");
+  if (!isRecord(raw)) throw new Error("plugin.yaml must be a mapping of keys");
   const name = text(raw.name) || folderName;
   if (!PLUGIN_NAME_RE.test(name))
     throw new Error(`name '${name}' must be lowercase letters, digits, '_' or '-' (up to 64)`);

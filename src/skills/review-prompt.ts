@@ -1,3 +1,4 @@
+import { isRecord } from "../core/is-record.js";
 import type { ChatMessage } from "../llm/types.js";
 import type { MemoryTarget } from "../tools/context.js";
 
@@ -92,12 +93,10 @@ export interface ReviewProposal {
   memory: Array<{ target: MemoryTarget; content: string }>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 
 function readSkill(v: unknown): SkillProposal | null {
-  if (!isObject(v)) return null;
+  if (!isRecord(v)) return null;
   const name = str(v.name)?.trim();
   if (!name) return null;
   if (v.action === "create") {
@@ -126,10 +125,10 @@ export function parseReview(text: string): ReviewProposal | undefined {
   } catch {
     return undefined;
   }
-  if (!isObject(raw)) return undefined;
+  if (!isRecord(raw)) return undefined;
   const memory = Array.isArray(raw.memory)
     ? raw.memory.flatMap((m) => {
-        if (!isObject(m)) return [];
+        if (!isRecord(m)) return [];
         const content = str(m.content)?.trim();
         const target: MemoryTarget = m.target === "user" ? "user" : "memory";
         return content ? [{ target, content }] : [];

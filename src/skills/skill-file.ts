@@ -1,5 +1,6 @@
 import { basename, dirname } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { isRecord } from "../core/is-record.js";
 import { MAX_DESCRIPTION_LENGTH, MAX_SKILL_MD_CHARS, validateSkillName } from "./paths.js";
 
 /**
@@ -61,9 +62,6 @@ export type ParseSkillResult = { ok: true; skill: ParsedSkill } | { ok: false; e
 const FRONTMATTER_RE = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 const EMPTY_FRONTMATTER_RE = /^\uFEFF?---[ \t]*\r?\n---[ \t]*(?:\r?\n|$)/;
 
-type Dict = Record<string, unknown>;
-const isDict = (v: unknown): v is Dict => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /** A scalar as text (YAML reads `version: 1.0` as a number). */
 function text(v: unknown): string | undefined {
   if (typeof v === "string") return v.trim() || undefined;
@@ -88,7 +86,7 @@ function envVars(v: unknown): SkillEnvVar[] {
   for (const item of items) {
     if (typeof item === "string" && item.trim()) {
       out.push({ name: item.trim() });
-    } else if (isDict(item) && text(item.name)) {
+    } else if (isRecord(item) && text(item.name)) {
       const entry: SkillEnvVar = { name: text(item.name) as string };
       const prompt = text(item.prompt);
       const help = text(item.help);
@@ -106,7 +104,7 @@ function configSettings(v: unknown): SkillConfigSetting[] {
   const out: SkillConfigSetting[] = [];
   const push = (key: string, spec: unknown) => {
     const setting: SkillConfigSetting = { key };
-    if (isDict(spec)) {
+    if (isRecord(spec)) {
       const description = text(spec.description);
       const prompt = text(spec.prompt);
       if (description) setting.description = description;
@@ -119,10 +117,10 @@ function configSettings(v: unknown): SkillConfigSetting[] {
   };
   if (Array.isArray(v)) {
     for (const item of v) {
-      if (isDict(item) && text(item.key)) push(text(item.key) as string, item);
+      if (isRecord(item) && text(item.key)) push(text(item.key) as string, item);
       else if (typeof item === "string" && item.trim()) push(item.trim(), undefined);
     }
-  } else if (isDict(v)) {
+  } else if (isRecord(v)) {
     for (const [key, spec] of Object.entries(v)) push(key, spec);
   }
   return out;
@@ -192,7 +190,7 @@ function parseUncached(text_: string, path: string): ParseSkillResult {
     );
   }
   if (raw === null || raw === undefined) raw = {};
-  if (!isDict(raw)) return fail("the frontmatter must be a YAML mapping of fields.");
+  if (!isRecord(raw)) return fail("the frontmatter must be a YAML mapping of fields.");
   const fm = raw;
 
   const name = text(fm.name) ?? folderName(path);
@@ -204,9 +202,9 @@ function parseUncached(text_: string, path: string): ParseSkillResult {
     return fail(`description is ${description.length} characters; the limit is ${MAX_DESCRIPTION_LENGTH}.`);
   }
 
-  const metadata = isDict(fm.metadata) ? fm.metadata : {};
-  const hermes = isDict(metadata.hermes) ? metadata.hermes : {};
-  const prereq = isDict(fm.prerequisites) ? fm.prerequisites : {};
+  const metadata = isRecord(fm.metadata) ? fm.metadata : {};
+  const hermes = isRecord(metadata.hermes) ? metadata.hermes : {};
+  const prereq = isRecord(fm.prerequisites) ? fm.prerequisites : {};
 
   const skill: ParsedSkill = {
     name,

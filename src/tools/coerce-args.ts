@@ -4,13 +4,11 @@
  * a list is expected (and a list of one where the value is), null for an optional argument,
  * "Python" for the enum's "python", a number or an object where text is expected. Applied only to arguments that failed validation, and
  * silently. A value that cannot be repaired is left as it was, so validation reports it. Pure;
- * imports nothing from the project.
+ * imports only core's plain-object guard.
  */
+import { isRecord } from "../core/is-record.js";
 
 type Schema = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The JSON types a schema names, through `anyOf`/`oneOf` branches; undefined when it names none. */
 function typesOf(schema: Schema): Set<string> | undefined {
@@ -23,7 +21,7 @@ function typesOf(schema: Schema): Set<string> | undefined {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
     for (const b of branches) {
-      if (!isObject(b)) continue;
+      if (!isRecord(b)) continue;
       const inner = typesOf(b);
       if (!inner) return undefined; // an untyped branch admits anything
       for (const x of inner) out.add(x);
@@ -38,7 +36,7 @@ function branchFor(schema: Schema, type: string): Schema {
   for (const key of ["anyOf", "oneOf"] as const) {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
-    for (const b of branches) if (isObject(b) && typesOf(b)?.has(type)) return b;
+    for (const b of branches) if (isRecord(b) && typesOf(b)?.has(type)) return b;
   }
   return schema;
 }
@@ -62,7 +60,7 @@ function fromString(text: string, types: Set<string>): unknown {
   if ((types.has("array") && s.startsWith("[")) || (types.has("object") && s.startsWith("{"))) {
     try {
       const parsed: unknown = JSON.parse(s);
-      if (Array.isArray(parsed) ? types.has("array") : isObject(parsed) && types.has("object")) return parsed;
+      if (Array.isArray(parsed) ? types.has("array") : isRecord(parsed) && types.has("object")) return parsed;
     } catch {
       // not JSON after all: validation will say what was expected
     }
@@ -81,7 +79,7 @@ function fromEnum(text: string, members: readonly unknown[]): unknown {
 /** Whether `v` is what the list branch of `schema` holds (any value when its items are untyped). */
 function fitsItems(v: unknown, schema: Schema): boolean {
   const items = branchFor(schema, "array").items;
-  const types = isObject(items) ? typesOf(items) : undefined;
+  const types = isRecord(items) ? typesOf(items) : undefined;
   return !types || admits(v, types);
 }
 
@@ -109,7 +107,7 @@ function admits(v: unknown, types: Set<string>): boolean {
 
 /** One value against its schema; returns the same value (by identity) when nothing changed. */
 function coerceValue(value: unknown, schema: unknown): unknown {
-  if (!isObject(schema)) return value;
+  if (!isRecord(schema)) return value;
   if (typeof value === "string" && Array.isArray(schema.enum)) {
     const member = fromEnum(value, schema.enum);
     if (member !== value) return member;
@@ -122,13 +120,13 @@ function coerceValue(value: unknown, schema: unknown): unknown {
     // A lone value wrapped in a list where the value itself fits: the value.
     else if (Array.isArray(v) && v.length === 1 && admits(v[0], types)) return coerceValue(v[0], schema);
     // An object where only text fits (a JSON file's content sent as an object): its JSON text.
-    else if (onlyText(types) && isObject(v)) return `${JSON.stringify(v, null, 2)}\n`;
+    else if (onlyText(types) && isRecord(v)) return `${JSON.stringify(v, null, 2)}\n`;
     // One value where a list of such values fits: a list of one.
     if (types.has("array") && v !== null && !admits(v, types) && fitsItems(v, schema)) v = [v];
   }
   if (Array.isArray(v)) {
     const items = branchFor(schema, "array").items;
-    if (!isObject(items)) return v;
+    if (!isRecord(items)) return v;
     let changed = v !== value;
     const out = v.map((item) => {
       const next = coerceValue(item, items);
@@ -137,19 +135,19 @@ function coerceValue(value: unknown, schema: unknown): unknown {
     });
     return changed ? out : value;
   }
-  if (isObject(v)) return coerceObject(v, branchFor(schema, "object"));
+  if (isRecord(v)) return coerceObject(v, branchFor(schema, "object"));
   return v;
 }
 
 /** An arguments object against an object schema (nulls of optional properties are dropped). */
 function coerceObject(args: Record<string, unknown>, schema: Schema): Record<string, unknown> {
-  const props = isObject(schema.properties) ? schema.properties : undefined;
+  const props = isRecord(schema.properties) ? schema.properties : undefined;
   if (!props) return args;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as unknown[]) : []);
   let out: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(args)) {
     const prop = props[key];
-    if (!isObject(prop)) continue;
+    if (!isRecord(prop)) continue;
     const types = typesOf(prop);
     if (value === null && !required.has(key) && types && !types.has("null")) {
       // An optional argument sent as null means "not given".

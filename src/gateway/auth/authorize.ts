@@ -8,6 +8,7 @@
  * with `unauthorized_dm_behavior: ignore`); a denied group message never gets a reply.
  */
 import type { HermesConfig } from "../../core/config.js";
+import { isRecord } from "../../core/is-record.js";
 import type { InboundMessage } from "../types.js";
 import { normaliseHandle, PairingStore } from "./pairing-store.js";
 
@@ -25,9 +26,6 @@ export interface GatewayAuthOptions {
 const SELF_AUTHENTICATED = new Set(["webhook"]);
 
 const TRUTHY = new Set(["true", "1", "yes", "on"]);
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class GatewayAuth {
   private readonly config: HermesConfig;
@@ -150,8 +148,8 @@ export class GatewayAuth {
    */
   private platformSettings(platform: string): { allowAll: boolean; allowed: unknown[] } {
     const all = this.config.platforms as unknown as Record<string, unknown>;
-    const own = isObject(all[platform]) ? all[platform] : {};
-    const extra = isObject(own.extra) ? own.extra : {};
+    const own = isRecord(all[platform]) ? all[platform] : {};
+    const extra = isRecord(own.extra) ? own.extra : {};
     return {
       allowAll: own.allow_all_users === true || extra.allow_all_users === true,
       allowed: [own.allowed_users, extra.allowed_users],

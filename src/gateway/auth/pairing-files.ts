@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { join } from "node:path";
 import { lockFileSync } from "../../core/file-lock.js";
 import { writeFileAtomic } from "../../core/fs.js";
+import { isRecord } from "../../core/is-record.js";
 
 /** One unknown user's request, with the code only as a salted hash. */
 export interface PendingRecord {
@@ -49,9 +50,6 @@ export function isPlatformName(name: string): boolean {
   return PLATFORM_NAME.test(name);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 export class PairingFiles {
   readonly dir: string;
   private readonly lockPath: string;
@@ -79,10 +77,10 @@ export class PairingFiles {
 
   readPending(platform: string, repair = false): PendingRecord[] {
     const data = this.read(this.pendingPath(platform), repair);
-    const list = isObject(data) && Array.isArray(data.requests) ? data.requests : [];
+    const list = isRecord(data) && Array.isArray(data.requests) ? data.requests : [];
     return list.filter(
       (r): r is PendingRecord =>
-        isObject(r) &&
+        isRecord(r) &&
         typeof r.user_id === "string" &&
         typeof r.salt === "string" &&
         typeof r.hash === "string" &&
@@ -93,19 +91,19 @@ export class PairingFiles {
 
   readApproved(platform: string, repair = false): ApprovedRecord[] {
     const data = this.read(this.approvedPath(platform), repair);
-    const list = isObject(data) && Array.isArray(data.users) ? data.users : [];
+    const list = isRecord(data) && Array.isArray(data.users) ? data.users : [];
     return list.filter(
       (r): r is ApprovedRecord =>
-        isObject(r) && typeof r.user_id === "string" && typeof r.approved_at === "number",
+        isRecord(r) && typeof r.user_id === "string" && typeof r.approved_at === "number",
     );
   }
 
   readPins(platform: string, repair = false): HandlePinRecord[] {
     const data = this.read(this.handlesPath(platform), repair);
-    const list = isObject(data) && Array.isArray(data.pins) ? data.pins : [];
+    const list = isRecord(data) && Array.isArray(data.pins) ? data.pins : [];
     return list.filter(
       (r): r is HandlePinRecord =>
-        isObject(r) &&
+        isRecord(r) &&
         typeof r.handle === "string" &&
         typeof r.user_id === "string" &&
         typeof r.pinned_at === "number",
@@ -114,8 +112,8 @@ export class PairingFiles {
 
   readRateLimits(repair = false): RateLimitsRecord {
     const data = this.read(this.rateLimitsPath(), repair);
-    const requests = isObject(data) && isObject(data.requests) ? data.requests : {};
-    const approvals = isObject(data) && isObject(data.approvals) ? data.approvals : {};
+    const requests = isRecord(data) && isRecord(data.requests) ? data.requests : {};
+    const approvals = isRecord(data) && isRecord(data.approvals) ? data.approvals : {};
     return {
       requests: requests as RateLimitsRecord["requests"],
       approvals: approvals as RateLimitsRecord["approvals"],

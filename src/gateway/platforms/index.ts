@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { HermesConfig } from "../../core/config.js";
 import { GATEWAY_DEFAULTS, type PlatformsSettings } from "../../core/config-gateway.js";
+import { isRecord } from "../../core/is-record.js";
 import type { AdapterFactory } from "../types.js";
 
 export type PlatformName = keyof PlatformsSettings;
@@ -77,9 +78,6 @@ const SPECS: readonly PlatformSpec[] = [
 ];
 
 export const PLATFORM_NAMES: readonly PlatformName[] = SPECS.map((s) => s.name);
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const recordAt = (parent: unknown, key: string): Record<string, unknown> => {
   const value = isRecord(parent) ? parent[key] : undefined;

@@ -8,6 +8,7 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDir } from "../../core/fs.js";
+import { isRecord } from "../../core/is-record.js";
 import { PLACEHOLDER_API_KEY } from "../detect.js";
 import { send } from "../http.js";
 import type { ModelTarget } from "../types.js";
@@ -181,7 +182,3 @@ function firstPositive(...values: unknown[]): number | undefined {
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -4,6 +4,8 @@
  * the session's deferred tools from `ctx.toolSearch`, which the agent provides while the bridge is
  * active; `tool_call` runs the tool on the path of a direct call.
  */
+
+import { isRecord } from "../../core/is-record.js";
 import type { HermesToolRegistry, ToolContext } from "../context.js";
 import type { FunctionDefinition, ToolSchema } from "../registry.js";
 import type { ToolResult } from "../result.js";
@@ -40,9 +42,6 @@ const error = (message: string): string => JSON.stringify({ error: message });
 const NOT_ACTIVE =
   "Tool search is not active in this session: every tool it can use is already in its tool list.";
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * Checks a `tool_call`'s name and arguments against the session's deferred tools. `registered`
  * says whether a name is still in the registry (a server or plugin may have gone since).
@@ -62,7 +61,7 @@ export function resolveBridgeCall(
       // Reported below as not an object.
     }
   }
-  if (!isObject(toolArgs))
+  if (!isRecord(toolArgs))
     return { error: "tool_call needs `arguments` as an object of the tool's parameters." };
   if (deferred.direct.has(given))
     return { error: `'${given}' is not a deferred tool: it is in your tool list, so call it directly.` };

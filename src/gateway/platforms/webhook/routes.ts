@@ -3,6 +3,8 @@
  * its JSON payload becomes the agent's prompt, which events it takes, which skills its turns load,
  * and where answers go (a callback URL or a chat of another platform of the gateway).
  */
+
+import { isRecord } from "../../../core/is-record.js";
 import type { ChatAddress, GatewayLink } from "../../types.js";
 
 export interface WebhookRoute {
@@ -41,9 +43,6 @@ export interface WebhookSettings {
 const ROUTE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const DEFAULT_DELIVER_TIMEOUT_MS = 30_000;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 
 function num(v: unknown, fallback: number, what: string): number {
@@ -66,7 +65,7 @@ export function parseWebhookSettings(
   const requireTimestamp = flag(settings.require_timestamp, "platforms.webhook.require_timestamp") ?? false;
   const routes = new Map<string, WebhookRoute>();
   const raw = settings.routes ?? {};
-  if (!isObject(raw))
+  if (!isRecord(raw))
     throw new Error("platforms.webhook.routes must be a mapping of route names to settings");
   for (const [name, value] of Object.entries(raw)) {
     routes.set(name, parseRoute(name, value, { secret: defaultSecret, requireTimestamp }));
@@ -95,7 +94,7 @@ function parseRoute(
   const where = `platforms.webhook.routes.${name}`;
   if (!ROUTE_NAME.test(name)) throw new Error(`${where}: route names use letters, digits, _ and - only`);
   if (value === null || value === undefined) value = {};
-  if (!isObject(value)) throw new Error(`${where} must be a mapping (secret, prompt, events, deliver)`);
+  if (!isRecord(value)) throw new Error(`${where} must be a mapping (secret, prompt, events, deliver)`);
   const requireTimestamp =
     flag(value.require_timestamp, `${where}.require_timestamp`) ?? defaults.requireTimestamp;
   const route: WebhookRoute = { name, requireTimestamp, deliverOnly: false };
@@ -139,12 +138,12 @@ function parseChat(where: string, platform: string, extra: unknown): ChatAddress
   if (platform === "webhook") {
     return "deliver: webhook would hand the answer back to the webhook platform; use deliver.url for a callback";
   }
-  if (extra !== undefined && extra !== null && !isObject(extra)) {
+  if (extra !== undefined && extra !== null && !isRecord(extra)) {
     throw new Error(`${where}.deliver_extra must be a mapping (chat_id, thread_id)`);
   }
   const id = (v: unknown): string | undefined =>
     typeof v === "number" && Number.isFinite(v) ? String(v) : str(v)?.trim();
-  const e = isObject(extra) ? extra : {};
+  const e = isRecord(extra) ? extra : {};
   const chatId = id(e.chat_id);
   if (!chatId) return `deliver: ${platform} needs deliver_extra.chat_id (the chat the answers go to)`;
   const threadId = id(e.thread_id);
@@ -153,7 +152,7 @@ function parseChat(where: string, platform: string, extra: unknown): ChatAddress
 
 function parseDeliver(where: string, value: unknown): NonNullable<WebhookRoute["deliver"]> {
   const d = typeof value === "string" ? { url: value } : value;
-  if (!isObject(d) || typeof d.url !== "string") throw new Error(`${where}.deliver must have a url`);
+  if (!isRecord(d) || typeof d.url !== "string") throw new Error(`${where}.deliver must have a url`);
   let url: URL;
   try {
     url = new URL(d.url);
@@ -165,7 +164,7 @@ function parseDeliver(where: string, value: unknown): NonNullable<WebhookRoute["
   }
   const headers: Record<string, string> = {};
   if (d.headers !== undefined) {
-    if (!isObject(d.headers)) throw new Error(`${where}.deliver.headers must be a mapping`);
+    if (!isRecord(d.headers)) throw new Error(`${where}.deliver.headers must be a mapping`);
     for (const [k, v] of Object.entries(d.headers)) headers[k] = String(v);
   }
   const timeoutMs =
@@ -219,7 +218,7 @@ function lookup(value: unknown, path: string[]): unknown {
   let cur = value;
   for (const key of path) {
     if (Array.isArray(cur) && /^\d+$/.test(key)) cur = cur[Number(key)];
-    else if (isObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+    else if (isRecord(cur) && Object.hasOwn(cur, key)) cur = cur[key];
     else return undefined;
   }
   return cur;
