@@ -83,7 +83,6 @@ export interface RunSetup {
 
 /** One request's agent. */
 export class ApiRun {
-  readonly sessionId: string;
   private stopReason: StopReason | undefined;
   private readonly produced: ChatMessage[] = [];
   private readonly settled = Promise.withResolvers<void>();
@@ -95,7 +94,6 @@ export class ApiRun {
     /** The stored row has no system prompt yet: it is written after the first request builds one. */
     private readonly promptUnstored: boolean,
   ) {
-    this.sessionId = agent.sessionId;
     agent.setRequestParams(Object.keys(setup.params).length > 0 ? setup.params : undefined);
   }
 
@@ -139,6 +137,11 @@ export class ApiRun {
     const agent = runtime.newAgent(listener, resume ? { ...base, resume } : { ...base, history });
     run = new ApiRun(agent, request, setup, resume !== undefined && !resume.systemPrompt);
     return run;
+  }
+
+  /** The session the conversation is stored in now (compression moves it to a new one). */
+  get sessionId(): string {
+    return this.agent.sessionId;
   }
 
   /** Resolves once the run has ended and its agent is closed. */

@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { lastUser } from "../runtime/support.js";
+import { lastUser, scriptPerRequest } from "../runtime/support.js";
 import { type ApiHarness, eventually, useApiServer } from "./support.js";
 
 const api = useApiServer();
@@ -168,6 +168,27 @@ describe("chat completions continue their session", () => {
     // The new session holds the conversation once; the failed attempt stays in the old one.
     const newest = t.runtime.sessions!.loadMessages(sessions[0]!).map((m) => m.message.content);
     expect(newest).toEqual(["first", "one", "second", "two"]);
+  });
+});
+
+describe("continuation across compression", () => {
+  it("continues the session compression moved the conversation to", async () => {
+    const t = await api.start(
+      "compression:\n  hygiene_hard_message_limit: 6\n  protect_first_n: 1\n  protect_last_n: 3\n",
+    );
+    api.fake.setResponder(scriptPerRequest({}));
+    const history: Message[] = [];
+    for (let i = 1; i <= 6; i++) await turn(t, history, `turn ${i}`);
+    const all = t.runtime.sessions!.listSessions({ source: "api_server", limit: 100 });
+    // Compression made new rows; every row but the first continues the one before it: no copies.
+    expect(all.length).toBeGreaterThan(1);
+    const roots = all.filter((s) => s.parentSessionId === null);
+    expect(roots).toHaveLength(1);
+    const ids = new Set(all.map((s) => s.id));
+    for (const s of all) if (s.parentSessionId) expect(ids.has(s.parentSessionId)).toBe(true);
+    // A chain, not a tree: no request went on in a row compression had already moved on from.
+    const children = all.map((s) => all.filter((c) => c.parentSessionId === s.id).length);
+    expect(children.toSorted()).toEqual([0, ...Array(all.length - 1).fill(1)]);
   });
 });
 
