@@ -68,17 +68,23 @@ export function scriptedHome(home, baseUrl) {
 
 export const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "n/a");
 
-/**
- * A fresh HERMES_HOME holding `config` (config.yaml) and an empty work folder, with an env whose
- * `hermes` writes its memory breakdown at exit (mem-report.mjs); read it with `memoryAtExit`.
- */
-export function sessionSandbox(config, prefix = "hermes-bench-session-") {
+/** A temp folder holding `home` (a HERMES_HOME with `config` as config.yaml) and an empty `work`. */
+function benchFolders(config, prefix) {
   const root = mkdtempSync(join(tmpdir(), prefix));
   const home = join(root, "home");
   const work = join(root, "work");
   mkdirSync(home);
   mkdirSync(work);
   writeFileSync(join(home, "config.yaml"), config);
+  return { root, home, work };
+}
+
+/**
+ * A fresh HERMES_HOME holding `config` (config.yaml) and an empty work folder, with an env whose
+ * `hermes` writes its memory breakdown at exit (mem-report.mjs); read it with `memoryAtExit`.
+ */
+export function sessionSandbox(config, prefix = "hermes-bench-session-") {
+  const { root, home, work } = benchFolders(config, prefix);
   const memOut = join(root, "mem.json");
   const env = {
     PATH: process.env.PATH,
@@ -137,12 +143,7 @@ export function curveChart(labels, values, width = 48) {
  * the exit, removes the home). `env` adds variables (NODE_OPTIONS for a profile, ...).
  */
 export async function startApiServe(config, { key, env = {}, prefix = "hermes-bench-api-" }) {
-  const root = mkdtempSync(join(tmpdir(), prefix));
-  const home = join(root, "home");
-  const work = join(root, "work");
-  mkdirSync(home);
-  mkdirSync(work);
-  writeFileSync(join(home, "config.yaml"), config);
+  const { root, home, work } = benchFolders(config, prefix);
   const child = spawn(process.execPath, [BIN, "api", "serve", "--port", "0"], {
     cwd: work,
     env: {
