@@ -113,6 +113,9 @@ export class IdempotencyGate {
     const left = new AbortController();
     const onClose = (): void => left.abort();
     r.res.once("close", onClose);
+    const gone = new Promise<void>((resolve) =>
+      left.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
     let pollMs = POLL_FIRST_MS;
     try {
       for (;;) {
@@ -132,8 +135,9 @@ export class IdempotencyGate {
               "idempotency_key_reused",
             );
           case "running": {
+            // An attempt of this process: woken when it settles. Another process's: looked at again.
             const local = this.running.get(id);
-            if (local) await Promise.race([local, sleep(POLL_MAX_MS * 30, left.signal)]);
+            if (local) await Promise.race([local, gone]);
             else {
               await sleep(pollMs, left.signal);
               pollMs = Math.min(pollMs * 2, POLL_MAX_MS);

@@ -1,5 +1,6 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { apiServerUrl, cleanEnv, startHermes } from "../support/cli.js";
 import { openaiConfig } from "../support/e2e.js";
 import { eventually, KEY, useApiServer } from "./support.js";
 
@@ -154,5 +155,27 @@ describe("Idempotency-Key", () => {
     const again = await t.client.chat.completions.create(body, withKey("mem-1"));
     expect(again).toEqual(first);
     expect(api.fake.requests).toHaveLength(1);
+  });
+
+  it("answers a retry sent to another server process on the same state.db with the first answer", async () => {
+    const t = await api.start();
+    const other = startHermes(["api", "serve", "--port", "0"], {
+      env: cleanEnv({ HERMES_HOME: t.box.home, OPENAI_API_KEY: "test-key", API_SERVER_KEY: KEY }),
+      cwd: t.box.work,
+    });
+    const otherUrl = await apiServerUrl(other);
+    api.fake.enqueue({ text: "answered by the first process", delayMs: 400 });
+    const body = { model: "m", messages: [{ role: "user" as const, content: "once across processes" }] };
+    const first = t.client.chat.completions.create(body, withKey("shared-1"));
+    await eventually(() => api.fake.requests.length === 1, "the first attempt to reach the model");
+    const otherClient = new OpenAI({ apiKey: KEY, baseURL: `${otherUrl}/v1`, maxRetries: 0 });
+    const { data: retried, response } = await otherClient.chat.completions
+      .create(body, withKey("shared-1"))
+      .withResponse();
+    expect(retried).toEqual(await first);
+    expect(response.headers.get("idempotent-replayed")).toBe("true");
+    expect(api.fake.requests).toHaveLength(1);
+    other.child.kill("SIGTERM");
+    expect((await other.done).code).toBe(0);
   });
 });
