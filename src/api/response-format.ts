@@ -5,18 +5,12 @@
  * words; any model whose answer fails the check gets one repair turn that names the problems, and
  * an answer still wrong after it is an error rather than text that `parse()` would choke on.
  */
-import type { Ajv, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { loadAjv } from "../core/ajv.js";
 import type { ResponseFormat } from "../llm/types.js";
 import { invalidField } from "./http.js";
 
 export type FormatCheck = { ok: true; text: string } | { ok: false; problems: string };
-
-let ajvClass: Promise<typeof Ajv> | undefined;
-// ajv costs ~50 ms to load: only requests that ask for a schema pay it.
-const loadAjv = (): Promise<typeof Ajv> => {
-  ajvClass ??= import("ajv").then((m) => m.Ajv);
-  return ajvClass;
-};
 
 /** Compiled schemas by their JSON text (clients send the same schema with every request). */
 const compiled = new Map<string, ValidateFunction>();

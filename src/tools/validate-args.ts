@@ -6,9 +6,10 @@
  * such as `maximum` or `maxItems` stay the tool's business, as tools clamp them or answer in their
  * own words. ajv is imported on the first check (it costs ~50 ms to load, too much for startup),
  * and each tool's validator is compiled once per registry generation. Imports nothing from the
- * project but the coercion rules.
+ * project but the coercion rules and core's ajv loader.
  */
 import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import { loadAjv } from "../core/ajv.js";
 import { coerceArgs } from "./coerce-args.js";
 
 export type ArgCheck = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
@@ -18,13 +19,6 @@ type Schema = Record<string, unknown>;
 /** Errors listed in one message; more only repeat the lesson. */
 const MAX_ERRORS = 5;
 const PREVIEW_CHARS = 60;
-
-let ajvClass: Promise<typeof Ajv> | undefined;
-const loadAjv = (): Promise<typeof Ajv> => {
-  // ajv is CommonJS: the bundle hands its exports over as `default` only; its `default` is the class.
-  ajvClass ??= import("ajv").then((m) => m.default.default);
-  return ajvClass;
-};
 
 /** Keys that need no validator: a schema made only of these accepts any arguments object. */
 const OPEN_KEYS = new Set([

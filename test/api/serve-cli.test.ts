@@ -51,4 +51,31 @@ describe("hermes api serve (the built binary)", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("SIGTERM: stopping");
   });
+
+  it("checks a structured answer against the caller's schema and repairs it once", async () => {
+    const box = sandbox(openaiConfig(fake, "agent:\n  api_max_retries: 0\n"));
+    const run = startHermes(["api", "serve", "--port", "0"], {
+      env: cleanEnv({ HERMES_HOME: box.home, OPENAI_API_KEY: "test-key", API_SERVER_KEY: KEY }),
+      cwd: box.work,
+    });
+    const url = await apiServerUrl(run);
+    const person = {
+      type: "object",
+      properties: { name: { type: "string" }, age: { type: "integer" } },
+      required: ["name", "age"],
+      additionalProperties: false,
+    };
+    fake.enqueue({ text: '{"name": "Ada"}' }, { text: '{"name": "Ada", "age": 36}' });
+    const client = new OpenAI({ apiKey: KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+    const done = await client.chat.completions.parse({
+      model: "hermes-agent",
+      messages: [{ role: "user", content: "Name and age of the first programmer?" }],
+      response_format: { type: "json_schema", json_schema: { name: "person", schema: person } },
+    });
+    expect(done.choices[0]?.message.parsed).toEqual({ name: "Ada", age: 36 });
+    // The first answer lacked `age`: the binary's validator caught it and asked for one repair.
+    expect(fake.requests).toHaveLength(2);
+    run.child.kill("SIGTERM");
+    expect((await run.done).code).toBe(0);
+  });
 });

@@ -7,6 +7,7 @@
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Ajv, ValidateFunction } from "ajv";
+import { loadAjv } from "../../core/ajv.js";
 import { describeErrors } from "../../tools/validate-args.js";
 
 export interface SchemaOf {
@@ -23,10 +24,9 @@ export function createArgumentCheck(): ArgumentCheck {
   return async (tool, args) => {
     let validate = validators.get(tool.name);
     if (!validate) {
-      // ajv is CommonJS: the bundle hands its exports over as `default`, whose `default` is the class.
-      ajv ??= import("ajv").then(
-        (m) =>
-          new m.default.default({
+      ajv ??= loadAjv().then(
+        (AjvClass) =>
+          new AjvClass({
             allErrors: true,
             verbose: true,
             strict: false,
