@@ -159,20 +159,14 @@ export interface RequestParams {
   responseFormat?: ResponseFormat;
 }
 
-export interface LlmRequest {
+/** One model call: sampling and format settings as RequestParams, the output cap on the target. */
+export interface LlmRequest extends Omit<RequestParams, "maxTokens"> {
   target: ModelTarget;
   messages: readonly ChatMessage[];
   tools: readonly ToolDefinition[];
   /** Sent only when set and tools are offered; unset leaves the provider's default (auto). */
   toolChoice?: ToolChoice;
   signal?: AbortSignal;
-  temperature?: number;
-  topP?: number;
-  stop?: string[];
-  seed?: number;
-  presencePenalty?: number;
-  frequencyPenalty?: number;
-  responseFormat?: ResponseFormat;
 }
 
 /** Reasons a provider call failed. Closed set: the retry loop switches on it. */
