@@ -80,6 +80,22 @@ export interface UserScope {
   readonly workdir: string;
   /** The folder of their MEMORY.md and USER.md. */
   readonly memoryDir: string;
+  /**
+   * A chat user's own places; absent for the profile's owner. The approval gate lets their commands
+   * change their own working folder (and nothing else in HERMES_HOME); their file tools refuse
+   * other users' folders and Hermes's own files.
+   */
+  readonly own?: OwnFolders;
+}
+
+/** What belongs to one chat user on this machine. */
+export interface OwnFolders {
+  /** Their working folder when it is theirs alone (gateway.user_workdirs): theirs to change. */
+  readonly work?: string;
+  /** `HERMES_HOME/users/<platform>/<user id>`: their memory and, by default, their working folder. */
+  readonly dir: string;
+  /** The folder holding every user's working folder: gateway.workdir_root, or HERMES_HOME/users. */
+  readonly workRoot: string;
 }
 
 /**

@@ -36,6 +36,8 @@ export interface Command {
   stage: number;
   /** Commands run by substitutions inside this command's words (`$(...)`, `<(...)`, backticks). */
   inner: Command[];
+  /** Arguments and redirections as the script spells them, before any rewriting of paths. */
+  written?: { args: string[]; redirects: Redirect[] };
 }
 
 const MAX_NESTING = 6;
@@ -103,7 +105,19 @@ function buildCommand(raw: RawCommand, f: Flattener): Command {
   const text = [name, ...args, ...redirects.map((r) => `${r.op} ${r.target}`)]
     .filter((w) => w !== "")
     .join(" ");
-  return { name, args, text, redirects, stdin: raw.stdin, wrappers, pipe: [], stage: 0, inner: [] };
+  const written = rw ? { args: words.slice(1), redirects: raw.redirects } : undefined;
+  return {
+    name,
+    args,
+    text,
+    redirects,
+    stdin: raw.stdin,
+    wrappers,
+    pipe: [],
+    stage: 0,
+    inner: [],
+    ...(written ? { written } : {}),
+  };
 }
 
 /** Shell scripts that `cmd` runs besides its own words. */

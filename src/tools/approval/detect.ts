@@ -72,6 +72,13 @@ export interface DetectOptions {
   home?: string;
   /** HERMES_HOME: writes inside it are hardline, however the path is spelled. */
   hermesHome?: string;
+  /**
+   * A chat user's own working folder: inside HERMES_HOME, yet theirs to change. Paths that resolve
+   * into it are judged as ordinary files; everything else in HERMES_HOME stays protected.
+   */
+  ownFolder?: string;
+  /** Paths are on this machine: symbolic links are followed before a path is judged. */
+  followLinks?: boolean;
 }
 
 export interface Detection {

@@ -80,20 +80,34 @@ function warningOf(d: Detection): string | undefined {
   return parts.length > 0 ? parts.join("; ") : undefined;
 }
 
+/** Where a command runs, when not in the environment's current folder (the terminal's `workdir`). */
+export interface CommandPlace {
+  cwd?: string;
+}
+
 /**
  * Decides whether `command` may run. Resolves `{allowed: true}` (with an optional warning for the
  * result) or `{allowed: false, result}` where `result` is the tool result to return. Never throws.
  */
-export async function checkCommandApproval(command: string, ctx: ToolContext): Promise<GateResult> {
+export async function checkCommandApproval(
+  command: string,
+  ctx: ToolContext,
+  where: CommandPlace = {},
+): Promise<GateResult> {
   const local = ctx.env.backend === "local";
   // The bash grammar loads on the first screened command; if it cannot, the splitter is used.
   await loadShellGrammar();
   let detection: Detection;
+  const ownFolder = ctx.scope?.own?.work;
+  const cwd = where.cwd ?? ctx.env.getCwd();
   try {
     detection = detectCommand(command, {
-      cwd: ctx.env.getCwd(),
+      cwd,
       home: ctx.env.resolvePath("~"),
       hermesHome: ctx.home,
+      ...(ownFolder ? { ownFolder } : {}),
+      // Symbolic links are followed where the files are this machine's.
+      followLinks: local,
     });
   } catch {
     detection = { hardline: [], dangerous: [], warnings: [], modifies: [] };
@@ -144,7 +158,7 @@ export async function checkCommandApproval(command: string, ctx: ToolContext): P
     let verdict = session.cachedVerdict(command);
     if (!verdict) {
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(JUDGE_TIMEOUT_MS)]);
-      verdict = await session.judge.assess({ command, reasons: risky, cwd: ctx.env.getCwd() }, signal);
+      verdict = await session.judge.assess({ command, reasons: risky, cwd }, signal);
       if (verdict.decision !== "escalate") session.rememberVerdict(command, verdict);
     }
     if (ctx.signal.aborted) return deny("Interrupted by the user before this command ran.");

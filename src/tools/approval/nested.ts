@@ -3,7 +3,7 @@ import type { Detection, DetectOptions } from "./detect.js";
 import { SUDO_PASSWORD, sudoReadsPassword } from "./hardline-access.js";
 import { quote } from "./interpreter-rules.js";
 import { interpreterScripts } from "./interpreters.js";
-import { cleanPath, isHermesPath, spelled } from "./protected-paths.js";
+import { cleanPath } from "./protected-paths.js";
 import { parseShell, type RawScript } from "./shell-parse.js";
 import { findDeletes, findExecs, findStartPaths, normPath } from "./targets.js";
 
@@ -29,10 +29,15 @@ let depth = 0;
 
 const basename = (w: string): string => w.slice(w.lastIndexOf("/") + 1);
 
-/** A simple command written back as shell text (words quoted, redirections and heredoc text kept). */
-function commandText(c: Command): string {
-  const parts = [c.name, ...c.args].filter((w, i) => i > 0 || w !== "").map(quote);
-  for (const r of c.redirects) parts.push(r.op, quote(r.target));
+/**
+ * A simple command written back as shell text (words quoted, redirections and heredoc text kept),
+ * with its paths as the script wrote them when `asWritten` (to be read from another folder).
+ */
+function commandText(c: Command, asWritten = false): string {
+  const args = (asWritten && c.written?.args) || c.args;
+  const redirects = (asWritten && c.written?.redirects) || c.redirects;
+  const parts = [c.name, ...args].filter((w, i) => i > 0 || w !== "").map(quote);
+  for (const r of redirects) parts.push(r.op, quote(r.target));
   for (const body of c.stdin) parts.push("<<<", quote(body));
   return parts.join(" ");
 }
@@ -87,16 +92,9 @@ function findExecCommands(c: Command): string[] {
     .map((words) => words.map((w) => quote(w.replaceAll("{}", start))).join(" "));
 }
 
-/** A working directory where relative paths name protected things: /, a system folder, home, HERMES_HOME, ~/.ssh. */
-const isSensitiveDir = (dir: string): boolean =>
-  dir === "/" ||
-  /^(?:~|\$HOME)(?:\/\.ssh(?:\/.*)?)?$/.test(dir) ||
-  isHermesPath(dir) ||
-  /^\/(?:etc|boot|usr|bin|sbin|lib\w*|sys|proc|var\/lib|var\/log)(?:\/|$)/.test(dir);
-
 /**
  * Where `cd ARG` leads: absolute when the home and HERMES_HOME are known, else as written
- * (`~/.hermes`); a relative ARG counts only from a folder an earlier `cd` named.
+ * (`~/.hermes`); a relative ARG counts from the folder the script is in, when that is known.
  */
 function cdTarget(
   arg: string | undefined,
@@ -113,23 +111,28 @@ function cdTarget(
   return target;
 }
 
-/** The commands that run after a `cd` into a sensitive folder, each screened with that folder as the working directory. */
+/**
+ * The commands that run after a `cd`, each screened again with the folder it leads to as the
+ * working directory (`cd .. && cd .hermes && sed -i ... config.yaml`), their paths as written.
+ * The walk starts in the command's own working directory; after a `cd` it cannot follow, nothing
+ * more is screened again. The first look judged every path from the starting folder, and still
+ * counts: a `cd` in a subshell does not move the commands after it.
+ */
 function afterCd(commands: readonly Command[], opts: DetectOptions): Nested[] {
   const out: Nested[] = [];
-  let dir: string | undefined;
+  const start = opts.cwd === undefined ? undefined : normPath(opts.cwd);
+  let dir = start;
   for (const c of commands) {
     if (c.name === "cd" || c.name === "pushd") {
-      const target = cdTarget(
-        c.args.find((a) => a !== "--" && !/^-[LPe@]+$/.test(a)),
+      dir = cdTarget(
+        (c.written?.args ?? c.args).find((a) => a !== "--" && !/^-[LPe@]+$/.test(a)),
         dir,
         opts,
       );
-      const shown = target && spelled(target, opts.home ? normPath(opts.home) : undefined, opts.hermesHome);
-      dir = shown !== undefined && isSensitiveDir(shown) ? target : undefined;
       continue;
     }
-    if (dir !== undefined)
-      out.push({ command: commandText(c), opts: { ...opts, cwd: dir }, modifies: false });
+    if (dir !== undefined && dir !== start)
+      out.push({ command: commandText(c, true), opts: { ...opts, cwd: dir }, modifies: false });
   }
   return out;
 }

@@ -1,3 +1,5 @@
+import { posix } from "node:path";
+import { absoluteOf, isUnder, linkFollower, resolveDots } from "./resolved-paths.js";
 import { SUBSTITUTION } from "./shell-parse.js";
 import { normPath, systemDirOf } from "./targets.js";
 
@@ -116,6 +118,10 @@ export interface PathOptions {
   cwd?: string;
   home?: string;
   hermesHome?: string;
+  /** A chat user's own folder in HERMES_HOME: paths resolving into it are ordinary files. */
+  ownFolder?: string;
+  /** Follow symbolic links (the paths are on this machine). */
+  followLinks?: boolean;
 }
 
 /** Where `dir` is, as commands spell it after rewriting: `$HERMES_HOME/...`, `~/...` or as is. */
@@ -137,10 +143,13 @@ const isRelative = (w: string): boolean =>
 
 /**
  * Wraps the path rewriter so that protected files keep a recognisable spelling: the real
- * HERMES_HOME becomes `$HERMES_HOME`, and relative paths are anchored to a working directory
- * where they name protected things: everything in HERMES_HOME or ~/.ssh, dotfiles and `*` in the
- * home (`.bashrc` there is `~/.bashrc`), system folders and `*` at `/`. `key=value` words
- * (`of=...`, `--output=...`) and file references (`@file`, `name=@file`) have their path rewritten too.
+ * HERMES_HOME becomes `$HERMES_HOME`, and a path is judged by where it really leads from the
+ * working directory, `..` and (with `followLinks`) symbolic links followed: `../.hermes/config.yaml`
+ * from `~/project` is `~/.hermes/config.yaml`. In HERMES_HOME or ~/.ssh every relative path is
+ * anchored there; at `/` or the home, dotfiles, `*` and system folders are. A chat user's own
+ * folder (`ownFolder`) is the exception inside HERMES_HOME: what resolves into it keeps an
+ * ordinary relative spelling. `key=value` words (`of=...`, `--output=...`) and file references
+ * (`@file`, `name=@file`) have their path rewritten too.
  */
 export function protectPaths(
   opts: PathOptions,
@@ -148,10 +157,25 @@ export function protectPaths(
 ): ((word: string) => string) | undefined {
   const home = opts.home ? normPath(opts.home) : undefined;
   const hermes = opts.hermesHome ? normPath(opts.hermesHome) : undefined;
-  const cwd = opts.cwd ? spelled(normPath(opts.cwd), home, hermes) : undefined;
-  const inside = cwd !== undefined && (isHermesPath(cwd) || /^(?:~|\$HOME)\/\.ssh(?:\/|$)/.test(cwd));
+  const cwdPath = opts.cwd ? normPath(opts.cwd) : undefined;
+  const cwd = cwdPath ? spelled(cwdPath, home, hermes) : undefined;
+  const own = ownFolderOf(opts, hermes);
+  const follow = opts.followLinks ? linkFollower() : undefined;
+  // The roots a resolved path is spelled from: as given, and (links followed) as they really are.
+  const spellings: [string | undefined, string | undefined][] = [[home, hermes]];
+  if (follow) spellings.push([home && follow(home), hermes && follow(hermes)]);
+  const protectedSpelling = (abs: string): string | undefined => {
+    for (const [h, hh] of spellings) {
+      const shown = spelled(abs, h, hh);
+      if (isHermesPath(shown) || isLoginPath(shown)) return shown;
+    }
+    return undefined;
+  };
+  const cwdOwn = own !== undefined && cwdPath !== undefined && isUnder(resolveDots(cwdPath), own);
+  const inside =
+    cwd !== undefined && !cwdOwn && (isHermesPath(cwd) || /^(?:~|\$HOME)\/\.ssh(?:\/|$)/.test(cwd));
   const special = cwd === "/" || cwd === "~" || cwd === "$HOME";
-  if (!hermes && !inside && !special && !inner) return undefined;
+  if (!hermes && !cwd && !inner) return undefined;
   const anchor = (w: string): string => {
     if (!cwd || !(inside || special) || !isRelative(w)) return w;
     const joined = cleanPath(cwd === "/" ? `/${w}` : `${cwd}/${w}`) || "/";
@@ -161,14 +185,34 @@ export function protectPaths(
       isHermesPath(joined) || isLoginPath(joined) || (cwd === "/" && systemDirOf(joined) !== undefined);
     return wholeFolder || named ? joined : w;
   };
+  /** Where the word really leads, when that is protected or the user's own folder; else as anchored. */
+  const judge = (w: string): string => {
+    const abs = absoluteOf(w, { cwd: cwdPath, home, hermes });
+    if (abs === undefined) return anchor(w);
+    const real = follow ? follow(abs) : abs;
+    const linked = real !== abs ? protectedSpelling(real) : undefined;
+    if (own !== undefined && isUnder(abs, own)) {
+      // In the user's own folder, or linked out of it to somewhere that is not protected.
+      if (linked) return linked;
+      if (isRelative(w) || !cwdPath?.startsWith("/")) return w;
+      return posix.relative(cwdPath, abs) || ".";
+    }
+    return protectedSpelling(abs) ?? linked ?? anchor(w);
+  };
   const one = (word: string): string => {
     let w = inner ? inner(word) : word;
     if (hermes && (w === hermes || w.startsWith(`${hermes}/`))) w = `$HERMES_HOME${w.slice(hermes.length)}`;
-    return anchor(w);
+    return judge(w);
   };
   return (word) => {
     // `of=PATH`, `--opt=PATH`, and curl's file references `@PATH`, `name=@PATH`, `name=<PATH`.
     const kv = /^(of=|--[a-z][\w-]*=|@|[\w.-]+=[@<])(.+)$/.exec(word);
     return kv ? `${kv[1]}${one(kv[2]!)}` : one(word);
   };
+}
+
+/** The own folder, when it is strictly inside HERMES_HOME (elsewhere nothing needs excepting). */
+function ownFolderOf(opts: PathOptions, hermes: string | undefined): string | undefined {
+  const own = opts.ownFolder ? normPath(opts.ownFolder) : undefined;
+  return own && hermes && own.startsWith(`${hermes}/`) ? resolveDots(own) : undefined;
 }

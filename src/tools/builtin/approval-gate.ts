@@ -1,4 +1,4 @@
-import type { GateResult } from "../approval/gate.js";
+import type { CommandPlace, GateResult } from "../approval/gate.js";
 import type { ToolContext } from "../context.js";
 
 /**
@@ -6,7 +6,11 @@ import type { ToolContext } from "../context.js";
  * its screening (patterns, the bash grammar's loader, decoders: ~150 KB) is not on the path to the
  * first model request, and a run that never runs a command never loads it.
  */
-export async function checkCommandApproval(command: string, ctx: ToolContext): Promise<GateResult> {
+export async function checkCommandApproval(
+  command: string,
+  ctx: ToolContext,
+  where: CommandPlace = {},
+): Promise<GateResult> {
   const gate = await import("../approval/gate.js");
-  return gate.checkCommandApproval(command, ctx);
+  return gate.checkCommandApproval(command, ctx, where);
 }

@@ -97,7 +97,8 @@ export async function handleTerminal(args: Record<string, unknown>, ctx: ToolCon
     return toolError((err as Error).message);
   }
   if (typeof req === "string") return toolError(req);
-  const gate = await checkCommandApproval(req.command, ctx);
+  // Judged where it runs: relative paths and `cd ..` are read from the call's own workdir.
+  const gate = await checkCommandApproval(req.command, ctx, req.workdir ? { cwd: req.workdir } : {});
   if (!gate.allowed) return gate.result;
   try {
     if (req.background) return gate.annotate(await startBackground(req, ctx));
