@@ -81,6 +81,15 @@ export function userFolder(root: string, platform: string, userId: string): stri
   return join(root, folderSegment(platform), folderSegment(userId));
 }
 
+/**
+ * What HERMES_HOME keeps for one chat user: `users/<platform>/<user id>/`, with their memory in
+ * `memories/` and, unless gateway.workdir_root moves it, their working folder in `work/`.
+ */
+export function chatUserPaths(home: string, platform: string, userId: string) {
+  const dir = userFolder(homePaths(home).users, platform, userId);
+  return { dir, memories: join(dir, "memories"), work: join(dir, "work") };
+}
+
 /** HERMES_HOME cannot hold Hermes' files; the message names the path, what is wrong and the fix. */
 export class HomeError extends Error {
   constructor(

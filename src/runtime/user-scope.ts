@@ -2,15 +2,16 @@
  * Who a session works for. The CLI, cron and the API server work for the profile's owner: the
  * front end's folder, the profile's memory, the processes no chat user owns. Each chat user of the
  * gateway gets a scope of their own (gateway.user_workdirs, workdir_root, shared_memory,
- * admin_users): a working folder of their own, MEMORY.md and USER.md under HERMES_HOME/users, and
- * the background processes of their sessions. A user's folder is a separate starting point, not a
+ * admin_users): a working folder of their own (HERMES_HOME/users/<platform>/<user id>/work unless
+ * workdir_root says), MEMORY.md and USER.md beside it, and the background processes of their
+ * sessions. A user's folder is a separate starting point, not a
  * sandbox: commands still run as the same operating-system user.
  */
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { HermesConfig } from "../core/config.js";
-import { defaultHermesRoot, homePaths, userFolder } from "../core/home.js";
+import { chatUserPaths, homePaths, userFolder } from "../core/home.js";
 import type { UserScope } from "../tools/context.js";
 import type { EnvironmentProvider } from "../tools/environments/types.js";
 
@@ -54,7 +55,8 @@ export class UserScopes {
 
   /**
    * The scope of a chat user (made and its folder created on first use), or the owner's for an
-   * admin user. Throws an Error naming the folder when it cannot be created.
+   * admin user. Throws an Error naming the folder when it cannot be created, or naming
+   * gateway.workdir_root when that points at Hermes's own files.
    */
   of(user: ChatUser | undefined): UserScope {
     if (!user) return this.owner;
@@ -63,19 +65,19 @@ export class UserScopes {
     if (g.admin_users.includes(userKey)) return this.owner;
     let scope = this.users.get(userKey);
     if (scope) return scope;
+    const paths = chatUserPaths(this.o.home, user.platform, user.userId);
     const root = g.workdir_root.trim();
-    const workdir = !g.user_workdirs
-      ? this.owner.workdir
-      : userFolder(
-          root ? resolveRoot(root, this.o.cwd, this.o.home) : defaultWorkdirRoot(this.o.home),
-          user.platform,
-          user.userId,
-        );
-    if (workdir !== this.owner.workdir) makeFolder(workdir);
-    const memoryDir = g.shared_memory
-      ? this.owner.memoryDir
-      : join(userFolder(homePaths(this.o.home).users, user.platform, user.userId), "memories");
-    scope = { userKey, workdir, memoryDir };
+    const workRoot = root ? resolveRoot(root, this.o.cwd, this.o.home) : homePaths(this.o.home).users;
+    const own = root ? userFolder(workRoot, user.platform, user.userId) : paths.work;
+    const workdir = g.user_workdirs ? own : this.owner.workdir;
+    if (g.user_workdirs) makeFolder(workdir);
+    const memoryDir = g.shared_memory ? this.owner.memoryDir : paths.memories;
+    scope = {
+      userKey,
+      workdir,
+      memoryDir,
+      own: { ...(g.user_workdirs ? { work: workdir } : {}), dir: paths.dir, workRoot },
+    };
     this.users.set(userKey, scope);
     return scope;
   }
@@ -100,34 +102,36 @@ export class UserScopes {
   }
 }
 
-/**
- * Where the users' working folders go unless gateway.workdir_root says: beside HERMES_HOME, never in
- * it (the approval gate keeps commands from changing anything in HERMES_HOME). `~/.hermes` gives
- * `~/.hermes-users`, a profile `~/.hermes/profiles/NAME` gives `~/.hermes-users/profiles/NAME`,
- * any other home `<HERMES_HOME>-users`.
- */
-export function defaultWorkdirRoot(home: string): string {
-  const hermesRoot = defaultHermesRoot();
-  const full = resolve(home);
-  return within(full, hermesRoot) ? join(`${hermesRoot}-users`, relative(hermesRoot, full)) : `${full}-users`;
-}
-
 /** True when `path` is `dir` or inside it. */
 const within = (path: string, dir: string): boolean => {
   const rel = relative(dir, path);
   return rel === "" || !(rel.startsWith("..") || isAbsolute(rel));
 };
 
+/** What HERMES_HOME holds at its top: a working-folder root may not be (or be in) one of these. */
+const HERMES_OWN = new Set([
+  ...Object.values(homePaths("")).map((p) => p.split("/")[0]!),
+  "profiles",
+  "platforms",
+  "plugins",
+  "processes",
+  "backups",
+]);
+
 /**
  * gateway.workdir_root with `~` expanded and a relative path taken from the front end's folder.
- * Throws when it is in HERMES_HOME: the approval gate refuses every change there.
+ * Inside HERMES_HOME it must be a folder of its own: not HERMES_HOME itself, nor in one of the
+ * folders Hermes keeps there (users, memories, skills, ...), whose files the users' commands would
+ * otherwise be let to change. Throws naming the key otherwise.
  */
 function resolveRoot(root: string, cwd: string, home: string): string {
   const resolved = resolve(cwd, expandHome(root));
-  if (within(resolved, resolve(home)))
+  const top = relative(resolve(home), resolved).split(sep)[0] ?? "";
+  if (within(resolved, resolve(home)) && (top === "" || top.startsWith(".") || HERMES_OWN.has(top)))
     throw new Error(
-      `gateway.workdir_root (${resolved}) is inside HERMES_HOME, where commands may change nothing: ` +
-        "choose a folder outside it.",
+      `gateway.workdir_root (${resolved}) would put the users' folders among Hermes's own files: ` +
+        `choose a folder of its own (e.g. ${join(resolve(home), "workspaces")}), or leave it empty for ` +
+        `${join(resolve(home), "users")}/<platform>/<user id>/work.`,
     );
   return resolved;
 }

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { FROM_CHAT_FOLDER_TO_CONFIG } from "../fixtures/user-workdir-commands.js";
 import { scriptPerRequest, type TestRuntime, terminal, text, toolResultOf } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
 import type { RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
@@ -56,9 +57,9 @@ function resultsOf(
   });
 }
 
-/** A Telegram user's working folder: beside HERMES_HOME, never in it. */
+/** A Telegram user's working folder: in HERMES_HOME, beside their memory. */
 const workFolder = (t: TestRuntime, id: number): string =>
-  join(`${t.box.home}-users`, "telegram", String(id));
+  join(t.box.home, "users", "telegram", String(id), "work");
 /** Where Hermes keeps a Telegram user's memory: in HERMES_HOME. */
 const memoryFolder = (t: TestRuntime, id: number): string =>
   join(t.box.home, "users", "telegram", String(id), "memories");
@@ -81,7 +82,7 @@ describe("several people on one gateway", () => {
     expect(started).toMatchObject({ status: "running" });
     const aliceJob = String(started!.session_id);
     expect(String(pwd?.output).trim()).toBe(workFolder(t, ALICE));
-    // The folder is hers to work in: the approval gate guards HERMES_HOME, and it is not in there.
+    // The folder is hers to work in: the approval gate guards the rest of HERMES_HOME, not it.
     expect(readFileSync(join(workFolder(t, ALICE), "made.txt"), "utf8")).toBe("made\n");
 
     gw.fake.setResponder(
@@ -120,6 +121,56 @@ describe("several people on one gateway", () => {
     await runner.drain(5_000);
     await t.runtime.dispose();
     expect(isAlive(Number(started!.pid))).toBe(false);
+  });
+
+  it("keeps HERMES_HOME's files and the other user's things out of a user's reach", async () => {
+    const { t, tg } = await startGateway();
+    const config = readFileSync(join(t.box.home, "config.yaml"), "utf8");
+    gw.fake.setResponder(
+      scriptPerRequest({
+        "bob notes": [
+          call("memory", { target: "memory", action: "add", content: "Bob's door code is 4711" }),
+          terminal("echo 'bob plans' > plans.txt"),
+          { text: "bob: noted" },
+        ],
+        "alice works": [
+          terminal("pwd"),
+          terminal("echo made > made.txt"),
+          ...FROM_CHAT_FOLDER_TO_CONFIG.map((command) => terminal(command)),
+          call("read_file", { path: join(memoryFolder(t, BOB), "MEMORY.md") }),
+          call("read_file", { path: "../../43/work/plans.txt" }),
+          { text: "alice: worked" },
+        ],
+        "owner reads": [
+          terminal("pwd"),
+          call("read_file", { path: join(memoryFolder(t, BOB), "MEMORY.md") }),
+        ],
+      }),
+    );
+    await say(tg, BOB, "bob notes things", "bob: noted");
+    expect(readFileSync(join(workFolder(t, BOB), "plans.txt"), "utf8")).toBe("bob plans\n");
+    await say(tg, ALICE, "alice works", "alice: worked");
+
+    const [pwd, made, ...escapes] = resultsOf(gw.fake.requests, "alice works", "terminal");
+    expect(String(pwd?.output).trim()).toBe(workFolder(t, ALICE));
+    expect(made).toMatchObject({ exit_code: 0 });
+    expect(readFileSync(join(workFolder(t, ALICE), "made.txt"), "utf8")).toBe("made\n");
+    expect(escapes).toHaveLength(FROM_CHAT_FOLDER_TO_CONFIG.length);
+    for (const tried of escapes) expect(tried).toMatchObject({ blocked: "hardline" });
+    expect(readFileSync(join(t.box.home, "config.yaml"), "utf8")).toBe(config);
+    // Nothing was put to Alice for approval: her own folder needs none, the rest cannot be approved.
+    expect(tg.messagesIn(ALICE).filter((m) => m.from === "bot" && m.buttons)).toEqual([]);
+    const [memory, plans] = resultsOf(gw.fake.requests, "alice works", "read_file");
+    expect(String(memory?.error)).toMatch(/^Refusing to read .*MEMORY\.md: it belongs to another user/);
+    expect(String(plans?.error)).toMatch(/^Refusing to read .*plans\.txt: it belongs to another user/);
+
+    // The profile's owner (as the CLI) works as before: in the profile's folder, every file in reach.
+    const owner = t.runtime.newAgent(() => undefined);
+    await owner.runConversation("owner reads");
+    await owner.close();
+    const [ownerPwd] = resultsOf(gw.fake.requests, "owner reads", "terminal");
+    expect(String(ownerPwd?.output).trim()).toBe(t.box.work);
+    expect(String(toolResultOf(gw.fake, "owner reads", "read_file")?.content)).toContain("door code is 4711");
   });
 
   it("reads each user's context files from their own folder", async () => {

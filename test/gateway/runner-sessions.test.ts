@@ -283,7 +283,7 @@ describe("gateway runner: sessions", () => {
       ],
     });
     await gw.adapter.waitForText("got it");
-    const saved = join(`${gw.t.box.home}-users`, gw.adapter.name, "u1", "uploads", "report.txt");
+    const saved = join(gw.t.box.home, "users", gw.adapter.name, "u1", "work", "uploads", "report.txt");
     expect(existsSync(saved)).toBe(true);
     const user = lastUser(g.fake.requests[0]!);
     expect(user).toContain(`The user sent a document: ${saved}`);

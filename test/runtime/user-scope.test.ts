@@ -1,10 +1,9 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type HermesConfig } from "../../src/core/config-defaults.js";
 import { folderSegment } from "../../src/core/home.js";
-import { defaultWorkdirRoot, UserScopes } from "../../src/runtime/user-scope.js";
+import { UserScopes } from "../../src/runtime/user-scope.js";
 import type { EnvironmentProvider } from "../../src/tools/environments/types.js";
 import { tempDir } from "../support/temp.js";
 
@@ -13,7 +12,7 @@ import { tempDir } from "../support/temp.js";
 const noEnvironments = {} as EnvironmentProvider;
 
 function scopes(change: (g: HermesConfig["gateway"], home: string) => void = () => undefined) {
-  // HERMES_HOME and the folder beside it that the users' folders go to, both removed afterwards.
+  // HERMES_HOME and the front end's folder, both removed afterwards.
   const base = tempDir("hermes-scope-");
   const home = join(base, "home");
   const work = join(base, "work");
@@ -36,14 +35,16 @@ function scopes(change: (g: HermesConfig["gateway"], home: string) => void = () 
 }
 
 describe("chat users' scopes", () => {
-  it("give each user a private folder and memory, and the owner the profile's", () => {
+  it("give each user a private folder and memory under HERMES_HOME, and the owner the profile's", () => {
     const { s, home, work } = scopes();
     expect(s.of(undefined)).toEqual({ workdir: work, memoryDir: join(home, "memories") });
     const alice = s.of({ platform: "telegram", userId: "42" });
+    const folder = join(home, "users", "telegram", "42");
     expect(alice).toEqual({
       userKey: "telegram:42",
-      workdir: join(`${home}-users`, "telegram", "42"),
-      memoryDir: join(home, "users", "telegram", "42", "memories"),
+      workdir: join(folder, "work"),
+      memoryDir: join(folder, "memories"),
+      own: { work: join(folder, "work"), dir: folder, workRoot: join(home, "users") },
     });
     const mode = statSync(alice.workdir).mode & 0o777;
     expect(mode).toBe(0o700);
@@ -89,7 +90,7 @@ describe("chat users' scopes", () => {
     expect(admin.s.of({ platform: "discord", userId: "42" }).userKey).toBe("discord:42");
   });
 
-  it("say which folder cannot be made, and refuse a root inside HERMES_HOME", () => {
+  it("say which folder cannot be made", () => {
     const blocked = scopes((g) => {
       g.workdir_root = "blocked";
     });
@@ -97,22 +98,36 @@ describe("chat users' scopes", () => {
     expect(() => blocked.s.of({ platform: "telegram", userId: "42" })).toThrow(
       /Cannot create the working folder .*blocked\/telegram\/42.*gateway\.workdir_root/,
     );
-    // The approval gate refuses every change in HERMES_HOME: no working folder there.
-    const inside = scopes((g, home) => {
-      g.workdir_root = join(home, "work");
-    });
-    expect(() => inside.s.of({ platform: "telegram", userId: "42" })).toThrow(
-      /gateway\.workdir_root .* is inside HERMES_HOME/,
-    );
   });
 
-  it("put the working folders beside HERMES_HOME by default, never in it", () => {
-    const root = join(homedir(), ".hermes");
-    expect(defaultWorkdirRoot(root)).toBe(`${root}-users`);
-    expect(defaultWorkdirRoot(join(root, "profiles", "alice"))).toBe(
-      join(`${root}-users`, "profiles", "alice"),
-    );
-    expect(defaultWorkdirRoot("/srv/hermes")).toBe("/srv/hermes-users");
+  it("take a root of their own in HERMES_HOME, never one among Hermes's files", () => {
+    const inside = scopes((g, home) => {
+      g.workdir_root = join(home, "workspaces");
+    });
+    const alice = inside.s.of({ platform: "telegram", userId: "42" });
+    expect(alice.workdir).toBe(join(inside.home, "workspaces", "telegram", "42"));
+    expect(alice.own?.workRoot).toBe(join(inside.home, "workspaces"));
+    // Their memory stays where it always is.
+    expect(alice.memoryDir).toBe(join(inside.home, "users", "telegram", "42", "memories"));
+    for (const root of ["", "users", "memories", "skills/mine", ".git", "config.yaml"]) {
+      const refused = scopes((g, home) => {
+        g.workdir_root = join(home, root);
+      });
+      expect(() => refused.s.of({ platform: "telegram", userId: "42" }), root).toThrow(
+        /gateway\.workdir_root .* would put the users' folders among Hermes's own files/,
+      );
+    }
+  });
+
+  it("leave a user without a folder of their own nothing to change in HERMES_HOME", () => {
+    const off = scopes((g) => {
+      g.user_workdirs = false;
+    });
+    const u = off.s.of({ platform: "telegram", userId: "42" });
+    expect(u.own).toEqual({
+      dir: join(off.home, "users", "telegram", "42"),
+      workRoot: join(off.home, "users"),
+    });
   });
 });
 

@@ -9,6 +9,7 @@ import type { ToolContext } from "../context.js";
 import type { ToolRegistration } from "../registry.js";
 import type { ToolResult } from "../result.js";
 import { textBlock } from "../result.js";
+import { scopeRefusal } from "./files/scope-guard.js";
 import {
   DEFAULT_IMAGE_LIMITS,
   type ImageLimits,
@@ -138,6 +139,12 @@ export function visionRegistration(
       if (!question) return toolError("question is required");
       const { native, limits } = visionRoute(ctx.config, service);
       if (!native && !service) return toolError(NO_VISION);
+      // A chat user's image paths are theirs only (the file tools' rule).
+      if (!/^(?:data:|https?:\/\/)/i.test(source)) {
+        const path = ctx.env.resolvePath(source.replace(/^file:\/\//, ""));
+        const refused = await scopeRefusal(ctx, path, "read");
+        if (refused) return toolError(refused);
+      }
       const loaded = await loadImage(source, loadOptions(ctx, limits));
       if (!loaded.ok) return toolError(loaded.error);
       const image = loaded.image;

@@ -1,8 +1,8 @@
-import { realpath } from "node:fs/promises";
 import { basename, dirname, extname, join, sep } from "node:path";
 import { homePaths } from "../../../core/home.js";
 import type { ToolContext } from "../../context.js";
 import type { ExecutionEnvironment } from "../../environments/types.js";
+import { realpathOfNearest, scopeRefusal } from "./scope-guard.js";
 
 /** Helpers shared by the file tools: binary detection, line endings, "did you mean", write guards. */
 
@@ -158,37 +158,22 @@ function protectedReason(full: string, userHome: string, hermesHome: string): st
 }
 
 /**
- * Refuses writes to sensitive places. On the local backend symlinks are resolved first, so a link
- * in the workspace cannot point a write at `~/.ssh/authorized_keys`.
+ * Refuses writes to sensitive places, and for a chat user anything outside what is theirs
+ * (`scopeRefusal`). On the local backend symlinks are resolved first (once), so a link in the
+ * workspace cannot point a write at `~/.ssh/authorized_keys`.
  */
 export async function checkWritable(ctx: ToolContext, full: string): Promise<string | undefined> {
+  const real = ctx.env.backend === "local" ? await realpathOfNearest(full) : full;
+  const scoped = await scopeRefusal(ctx, full, "write", real);
+  if (scoped) return scoped;
   const userHome = ctx.env.resolvePath("~");
   let reason = protectedReason(full, userHome, ctx.home);
-  if (!reason && ctx.env.backend === "local") {
-    const real = await realpathOfNearest(full);
-    if (real !== full) {
-      reason = protectedReason(real, await realpathOfNearest(userHome), await realpathOfNearest(ctx.home));
-    }
+  if (!reason && real !== full) {
+    reason = protectedReason(real, await realpathOfNearest(userHome), await realpathOfNearest(ctx.home));
   }
   return reason
     ? `Refusing to write ${full}: ${reason}. Ask the user to edit it themselves if it really must change.`
     : undefined;
-}
-
-/** realpath of the path, or of its nearest existing ancestor joined with the rest. */
-async function realpathOfNearest(path: string): Promise<string> {
-  let cur = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(await realpath(cur), ...rest.reverse());
-    } catch {
-      const parent = dirname(cur);
-      if (parent === cur) return path;
-      rest.push(basename(cur));
-      cur = parent;
-    }
-  }
 }
 
 /** `raw` is the text without a BOM; `bom` is put back on write. */

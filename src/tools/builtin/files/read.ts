@@ -10,6 +10,7 @@ import {
   notFoundError,
   splitLines,
 } from "./common.js";
+import { scopeRefusal } from "./scope-guard.js";
 
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 2000;
@@ -34,6 +35,8 @@ export async function handleReadFile(args: Record<string, unknown>, ctx: ToolCon
   const rawPath = argString(args, "path");
   if (!rawPath) return toolError("path is required.");
   const full = ctx.env.resolvePath(rawPath);
+  const refused = await scopeRefusal(ctx, full, "read");
+  if (refused) return toolError(refused);
   const st = await ctx.env.stat(full);
   if (!st) return toolError(await notFoundError(ctx.env, rawPath, full));
   if (st.isDirectory) {

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type { ToolContext } from "../../context.js";
 import { argInt, argString, toolError, toolResult } from "../util.js";
+import { searchRootRefusal } from "./scope-guard.js";
 import { searchWithJs } from "./search-js.js";
 import { findRipgrep, searchWithRipgrep } from "./search-rg.js";
 import {
@@ -53,6 +54,8 @@ export async function handleSearchFiles(args: Record<string, unknown>, ctx: Tool
   const context = argInt(args, "context", 0, 0, MAX_CONTEXT);
 
   const root = ctx.env.resolvePath(argString(args, "path") ?? ".");
+  const refused = await searchRootRefusal(ctx, root);
+  if (refused) return toolError(refused);
   const st = await ctx.env.stat(root);
   if (!st) return toolError(`Search path does not exist: ${root}`);
   const cwd = ctx.env.getCwd();
