@@ -44,7 +44,7 @@ export interface GatewaySettings {
   max_heap_mb: number;
   /** Each chat user works in a folder of their own (under `workdir_root`) instead of the profile's. */
   user_workdirs: boolean;
-  /** Where the chat users' working folders go (`<root>/<platform>/<user id>`); "" = HERMES_HOME/users. */
+  /** Where the chat users' working folders go (`<root>/<platform>/<user id>`); "" = HERMES_HOME/users/<platform>/<user id>/work. */
   workdir_root: string;
   /** All chat users share the profile's MEMORY.md and USER.md (the original's single-owner memory). */
   shared_memory: boolean;
