@@ -98,6 +98,11 @@ describe("a chat user's own folder in HERMES_HOME", () => {
     expect(r.exit_code).toBe(0);
     expect(String(r.output).trim()).toBe(work);
     expect(await readFile(join(work, "notes", "made.txt"), "utf8")).toBe("made\n");
+    // A link that stays in the folder is as good as the file.
+    await symlink(join(work, "notes"), join(work, "alias"));
+    const linked = await run(ctx, { command: "echo again > alias/made.txt", workdir: work });
+    expect(linked.exit_code).toBe(0);
+    expect(await readFile(join(work, "notes", "made.txt"), "utf8")).toBe("again\n");
     expect(asked).toEqual([]);
   });
 

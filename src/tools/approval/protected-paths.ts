@@ -161,6 +161,7 @@ export function protectPaths(
   const cwd = cwdPath ? spelled(cwdPath, home, hermes) : undefined;
   const own = ownFolderOf(opts, hermes);
   const follow = opts.followLinks ? linkFollower() : undefined;
+  const realOwn = own && follow ? follow(own) : own;
   // The roots a resolved path is spelled from: as given, and (links followed) as they really are.
   const spellings: [string | undefined, string | undefined][] = [[home, hermes]];
   if (follow) spellings.push([home && follow(home), hermes && follow(hermes)]);
@@ -190,7 +191,8 @@ export function protectPaths(
     const abs = absoluteOf(w, { cwd: cwdPath, home, hermes });
     if (abs === undefined) return anchor(w);
     const real = follow ? follow(abs) : abs;
-    const linked = real !== abs ? protectedSpelling(real) : undefined;
+    // A link that stays in the user's own folder leads nowhere protected.
+    const linked = real !== abs && !(realOwn && isUnder(real, realOwn)) ? protectedSpelling(real) : undefined;
     if (own !== undefined && isUnder(abs, own)) {
       // In the user's own folder, or linked out of it to somewhere that is not protected.
       if (linked) return linked;
