@@ -34,19 +34,28 @@ export async function holdStateLock(path: string): Promise<LockHolder> {
   };
 }
 
-/** The longest time the event loop went without running a 10 ms interval's tick, beyond the 10 ms. */
-export function loopLag(): { stop(): number } {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 10);
-    last = now;
-  }, 10);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return worst;
-    },
+/**
+ * Counts the turns of the event loop until `work` settles (a 1 ms timer re-armed each time it
+ * fires). A wait that holds the loop (a synchronous busy timeout) lets none run; a queued write
+ * that retries on timers lets many. Asserted as a count, never as a duration.
+ */
+export async function loopTurnsWhile(work: Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let settled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = (): void => {
+    if (settled) return;
+    turns++;
+    timer = setTimeout(tick, 1);
   };
+  timer = setTimeout(tick, 1);
+  try {
+    await work;
+  } catch {
+    // The caller looks at the outcome itself.
+  } finally {
+    settled = true;
+    clearTimeout(timer);
+  }
+  return turns;
 }
