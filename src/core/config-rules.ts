@@ -4,6 +4,7 @@
  */
 
 import { AUXILIARY_TASKS, HOOK_NAMES } from "./config-defaults.js";
+import { isRecord } from "./is-record.js";
 
 /** Returns a message for the user (what is allowed) or undefined when the value is fine. */
 export type Rule = (value: unknown) => string | undefined;
@@ -120,6 +121,7 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "platforms.api_server.max_concurrent_runs": intAtLeast(1),
   "platforms.api_server.queue_timeout": numberAtLeast(0),
   "platforms.api_server.max_queued_runs": intAtLeast(1),
+  "platforms.api_server.keys": apiKeysRule,
   "platforms.webhook.port": intAtLeast(0),
   "approvals.gateway_timeout": numberAbove(0),
   "model.provider": oneOf(...PROVIDERS),
@@ -210,23 +212,33 @@ function hookEntriesRule(value: unknown): string | undefined {
   if (!Array.isArray(value)) return "must be a list";
   for (const [i, item] of value.entries()) {
     if (typeof item === "string" && item.trim()) continue;
-    const entry = item as Record<string, unknown>;
-    const isMapping = typeof item === "object" && item !== null && !Array.isArray(item);
-    if (!isMapping || typeof entry.command !== "string" || !entry.command.trim())
+    if (!isRecord(item) || typeof item.command !== "string" || !item.command.trim())
       return `item ${i + 1} must be a command, or a mapping like {command: ~/hooks/check.sh, matcher: terminal}`;
-    const extra = Object.keys(entry).filter((k) => !["command", "matcher", "timeout"].includes(k));
+    const extra = Object.keys(item).filter((k) => !["command", "matcher", "timeout"].includes(k));
     if (extra.length > 0)
       return `item ${i + 1} has unknown key '${extra[0]}' (allowed: command, matcher, timeout)`;
-    if (entry.matcher !== undefined && typeof entry.matcher !== "string")
+    if (item.matcher !== undefined && typeof item.matcher !== "string")
       return `item ${i + 1}: 'matcher' must be a regular expression (a string)`;
-    if (entry.timeout !== undefined && !(typeof entry.timeout === "number" && entry.timeout > 0))
+    if (item.timeout !== undefined && !(typeof item.timeout === "number" && item.timeout > 0))
       return `item ${i + 1}: 'timeout' must be a number of seconds > 0`;
   }
   return undefined;
 }
 
+/** `platforms.api_server.keys`: name → key, or a list of {name, key}. */
+function apiKeysRule(value: unknown): string | undefined {
+  const usage = "must be a mapping of name: key, or a list of {name, key}";
+  if (Array.isArray(value))
+    return value.every((item) => isRecord(item) && typeof item.name === "string" && typeof item.key === "string")
+      ? undefined
+      : usage;
+  if (isRecord(value)) return Object.values(value).every((k) => typeof k === "string") ? undefined : usage;
+  return usage;
+}
+
 /** Keys whose value may have a different type than the default (checked by their rule instead). */
 export const FREE_TYPED_KEYS = new Set([
+  "platforms.api_server.keys",
   "agent.tool_use_enforcement",
   "tools.tool_search.enabled",
   "vision.native",

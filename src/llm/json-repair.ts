@@ -1,3 +1,4 @@
+import { isRecord } from "../core/is-record.js";
 /**
  * Repair of malformed tool-call arguments (seed 004 §14). Local models (Ollama, llama.cpp) emit
  * sloppy JSON; replaying such a string makes some providers answer HTTP 400 on every later turn,
@@ -66,7 +67,7 @@ export function repairToolArguments(raw: string): RepairResult {
 }
 
 function fromValue(value: unknown, repaired: boolean): RepairResult {
-  if (isPlainObject(value)) return ok(value, repaired);
+  if (isRecord(value)) return ok(value, repaired);
   // Some models double-encode: the arguments are a JSON string holding the object.
   if (typeof value === "string") {
     const inner = repairToolArguments(value);
@@ -75,10 +76,6 @@ function fromValue(value: unknown, repaired: boolean): RepairResult {
     if (!inner.fallback && value.trim() !== "") return { ...inner, repaired: true };
   }
   return { ...FAILED };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false };

@@ -7,6 +7,7 @@
  * ajv is imported here, when a server's tools are listed, never at start-up.
  */
 import type { Ajv, ErrorObject } from "ajv";
+import { isRecord } from "../core/is-record.js";
 import type { ServerTool } from "./connection.js";
 
 export interface RejectedTool {
@@ -22,8 +23,6 @@ export interface CheckedTools {
 
 type Schema = Record<string, unknown>;
 type Draft = "07" | "2019" | "2020" | "other";
-
-const isPlain = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const kindOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "a list" : `a ${typeof v}`);
 
@@ -75,15 +74,15 @@ const firstError = (errors: ErrorObject[] | null | undefined): string => {
 async function schemaProblem(schema: unknown, compilers: Compilers): Promise<string | undefined> {
   // A tool that declares no schema takes no arguments.
   if (schema === undefined) return undefined;
-  if (!isPlain(schema)) return `its input schema is ${kindOf(schema)}, not an object`;
+  if (!isRecord(schema)) return `its input schema is ${kindOf(schema)}, not an object`;
   if (schema.type !== undefined && schema.type !== "object")
     return `its input schema has type ${JSON.stringify(schema.type)}, not "object"`;
   const { properties, required } = schema;
   if (properties !== undefined) {
-    if (!isPlain(properties))
+    if (!isRecord(properties))
       return `the 'properties' of its input schema is ${kindOf(properties)}, not an object`;
     for (const [name, value] of Object.entries(properties))
-      if (!isPlain(value))
+      if (!isRecord(value))
         return `the property '${name}' of its input schema is ${kindOf(value)}, not a schema`;
   }
   if (required !== undefined && !(Array.isArray(required) && required.every((r) => typeof r === "string")))
@@ -113,7 +112,7 @@ export async function checkTools(raw: readonly unknown[]): Promise<CheckedTools>
   const compilers = new Compilers();
   for (const [index, item] of raw.entries()) {
     const label = `#${index + 1}`;
-    if (!isPlain(item)) {
+    if (!isRecord(item)) {
       rejected.push({
         name: label,
         reason: `the tool at position ${index + 1} is ${kindOf(item)}, not an object`,

@@ -5,6 +5,7 @@
  */
 import type { HermesConfig, HookName } from "../core/config-defaults.js";
 import { runAsSource } from "../core/fault-source.js";
+import { isRecord } from "../core/is-record.js";
 import type { Logger } from "../core/log.js";
 import type { HermesToolRegistry, ToolContext } from "../tools/context.js";
 import type { ToolRegistration } from "../tools/registry.js";
@@ -273,9 +274,7 @@ export class PluginService {
   /** `plugins.config.<name>`, or {} when absent or not a mapping. */
   private settingsOf(name: string): Record<string, unknown> {
     const block = this.o.config.plugins.config[name];
-    return typeof block === "object" && block !== null && !Array.isArray(block)
-      ? (block as Record<string, unknown>)
-      : {};
+    return isRecord(block) ? block : {};
   }
 
   /** What a plugin registered when its entry loaded: tools it changed or added, hooks it did not declare. */

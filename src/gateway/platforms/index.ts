@@ -28,9 +28,7 @@ const isSet = (v: unknown): v is string => typeof v === "string" && v.trim() !==
 const truthy = (v: string | undefined): boolean => /^(1|true|yes|on)$/i.test(v?.trim() ?? "");
 const routeCount = (settings: Record<string, unknown>): number => {
   const routes = settings.routes;
-  return typeof routes === "object" && routes !== null && !Array.isArray(routes)
-    ? Object.keys(routes).length
-    : 0;
+  return isRecord(routes) ? Object.keys(routes).length : 0;
 };
 
 const SPECS: readonly PlatformSpec[] = [
