@@ -309,8 +309,8 @@ class WebhookPlatform implements WebhookAdapter {
 
   /**
    * `deliver_only`: the rendered template goes to the route's target while the sender waits; 200
-   * once delivered, 502 with the reason when not. The ledger key is the delivery id, so a retried
-   * delivery is sent once; a failed one may be retried by the sender.
+   * once delivered, 502 with the reason when not. The ledger key is the hash of the signed content,
+   * so a retried (or replayed) delivery is sent once; a failed one may be retried by the sender.
    */
   private async deliverOnly(
     route: WebhookRoute,
