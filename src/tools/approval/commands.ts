@@ -38,6 +38,8 @@ export interface Command {
   inner: Command[];
   /** Arguments and redirections as the script spells them, before any rewriting of paths. */
   written?: { args: string[]; redirects: Redirect[] };
+  /** The program as the script names it, when that is a path (`./run.sh`, `~/bin/x`), rewritten like the arguments. */
+  program?: string;
 }
 
 const MAX_NESTING = 6;
@@ -106,6 +108,7 @@ function buildCommand(raw: RawCommand, f: Flattener): Command {
     .filter((w) => w !== "")
     .join(" ");
   const written = rw ? { args: words.slice(1), redirects: raw.redirects } : undefined;
+  const program = words[0]?.includes("/") ? (rw ? rw(words[0]) : words[0]) : undefined;
   return {
     name,
     args,
@@ -117,6 +120,7 @@ function buildCommand(raw: RawCommand, f: Flattener): Command {
     stage: 0,
     inner: [],
     ...(written ? { written } : {}),
+    ...(program ? { program } : {}),
   };
 }
 

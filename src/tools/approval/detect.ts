@@ -10,6 +10,7 @@ import { OPS_PATTERNS } from "./patterns-ops.js";
 import { protectPaths } from "./protected-paths.js";
 import { hasFlag, isHarmlessSink, normPath, SYSTEM_DIRS } from "./targets.js";
 import type { CommandPattern, PatternMatch, Severity } from "./types.js";
+import { type Confinement, confinementMatches } from "./user-confine.js";
 
 /**
  * Screening of terminal commands: hardline patterns (never run), dangerous patterns (approval) and
@@ -79,6 +80,11 @@ export interface DetectOptions {
   ownFolder?: string;
   /** Paths are on this machine: symbolic links are followed before a path is judged. */
   followLinks?: boolean;
+  /**
+   * A chat user's places: every path word (read or write) that reaches another user's folder or
+   * Hermes's private files is hardline. Absent for the profile's owner.
+   */
+  confine?: Confinement;
 }
 
 export interface Detection {
@@ -187,6 +193,9 @@ export function detectCommand(command: string, opts: DetectOptions = {}): Detect
   }
   for (const m of exfiltrationMatches(commands))
     if (!found.dangerous.has(m.key)) found.dangerous.set(m.key, m);
+  if (opts.confine)
+    for (const m of confinementMatches(commands, { ...opts, confine: opts.confine }))
+      found.hardline.set(m.key, m);
   const detection: Detection = {
     hardline: [...found.hardline.values()],
     dangerous: [...found.dangerous.values()],

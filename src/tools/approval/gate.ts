@@ -4,6 +4,7 @@ import { type Detection, detectCommand } from "./detect.js";
 import { loadShellGrammar } from "./grammar.js";
 import { type ApprovalOutcome, ApprovalSession, parseApprovalMode } from "./session.js";
 import type { ApprovalChoice, PatternMatch } from "./types.js";
+import { CHAT_USER_SCOPE_KEY } from "./user-confine.js";
 
 /**
  * The terminal tool's approval gate. Order: hardline (local backend: never) → container backends
@@ -98,7 +99,9 @@ export async function checkCommandApproval(
   // The bash grammar loads on the first screened command; if it cannot, the splitter is used.
   await loadShellGrammar();
   let detection: Detection;
-  const ownFolder = ctx.scope?.own?.work;
+  const scope = ctx.scope;
+  const own = scope?.own;
+  const ownFolder = own?.work;
   const cwd = where.cwd ?? ctx.env.getCwd();
   try {
     detection = detectCommand(command, {
@@ -108,6 +111,8 @@ export async function checkCommandApproval(
       ...(ownFolder ? { ownFolder } : {}),
       // Symbolic links are followed where the files are this machine's.
       followLinks: local,
+      // A chat user's commands reach only their own places; on other backends HERMES_HOME is not there.
+      ...(scope && own && local ? { confine: { ...own, memoryDir: scope.memoryDir } } : {}),
     });
   } catch {
     detection = { hardline: [], dangerous: [], warnings: [], modifies: [] };
@@ -129,6 +134,14 @@ export async function checkCommandApproval(
 
   if (local && detection.hardline.length > 0) {
     record("hardline", detection.hardline);
+    if (detection.hardline.some((m) => m.key === CHAT_USER_SCOPE_KEY))
+      return deny(
+        `Blocked: ${listReasons(detection.hardline)}. Commands in this chat may reach only your own ` +
+          `folder${ownFolder ? ` (${ownFolder})` : ""}, your memory (change it with the memory tool) and ` +
+          "the skills; other users' folders and Hermes's private files are out of reach, and no approval " +
+          "changes that. Do not try to work around the block.",
+        { blocked: "hardline" },
+      );
     return deny(
       `Blocked: ${listReasons(detection.hardline)}. Hermes never runs this on the local machine, not even ` +
         "with --yolo or approvals.mode: off. Do not try to work around the block; if the user really " +

@@ -91,10 +91,18 @@ const write =
     const p = paths(c, ev)[0];
     return p === undefined || !known(p) ? [] : [`: ${op} ${quote(p)}`];
   };
-/** `open(path, mode)` style: a write when the mode writes, appends or creates. */
+/** Reads a file or lists a folder: `cat p`, `ls p`, `find p` (what it reaches matters, not what it does). */
+const read =
+  (program: "cat" | "ls" | "find"): Rule =>
+  (c, ev) => {
+    const p = paths(c, ev)[0];
+    return p === undefined || !known(p) ? [] : [`${program} ${quote(p)}`];
+  };
+/** `open(path, mode)` style: a write when the mode writes, appends or creates; a read otherwise. */
 const openMode = (c: Call, ev: Evaluator, mode: string): string[] => {
   const p = paths(c, ev)[0];
-  if (p === undefined || !known(p) || mode === UNKNOWN || !/[waxc+]/.test(mode)) return [];
+  if (p === undefined || !known(p)) return [];
+  if (mode === UNKNOWN || !/[waxc+]/.test(mode)) return [`cat ${quote(p)}`];
   return [`: ${mode.includes("a") ? ">>" : ">"} ${quote(p)}`];
 };
 const recursive = (c: Call): boolean =>
@@ -157,6 +165,12 @@ const PYTHON: Record<string, Rule> = {
   open: (c, ev) => openMode(c, ev, ev.text(c.args[1] ?? c.kw.mode)),
   write_text: write(">"),
   write_bytes: write(">"),
+  read_text: read("cat"),
+  read_bytes: read("cat"),
+  listdir: read("ls"),
+  scandir: read("ls"),
+  iterdir: read("ls"),
+  walk: read("find"),
   copy: two("cp"),
   copy2: two("cp"),
   copyfile: two("cp"),
@@ -201,6 +215,15 @@ const NODE: Record<string, Rule> = {
   writeTextFile: write(">"),
   writeTextFileSync: write(">"),
   write: (c, ev) => (calleePath(c.callee) === "Bun.write" ? write(">")(c, ev) : []),
+  readFileSync: read("cat"),
+  readFile: read("cat"),
+  createReadStream: read("cat"),
+  readTextFile: read("cat"),
+  readTextFileSync: read("cat"),
+  readdirSync: read("ls"),
+  readdir: read("ls"),
+  opendirSync: read("ls"),
+  opendir: read("ls"),
   appendFileSync: write(">>"),
   appendFile: write(">>"),
   copyFileSync: two("cp"),
@@ -220,12 +243,16 @@ const perlOpen: Rule = (c, ev) => {
   if (c.args.length >= 3) {
     const mode = ev.text(c.args[1]).trim();
     if (mode === "|-" || mode === "-|") return run({ ...c, args: c.args.slice(2) }, ev);
-    return /^(?:\+?>{1,2}|\+<)/.test(mode) ? [`: > ${quote(ev.text(c.args[2]))}`] : [];
+    const file = ev.text(c.args[2]);
+    if (/^(?:\+?>{1,2}|\+<)/.test(mode)) return [`: > ${quote(file)}`];
+    return mode.startsWith("<") && known(file) ? [`cat ${quote(file)}`] : [];
   }
   const spec = ev.text(c.args[1]).trim();
   if (spec.startsWith("|") || spec.endsWith("|")) return [spec.replace(/^\|\s*|\s*\|$/g, "")];
   const w = /^(\+?>{1,2}|\+<)\s*(.+)$/.exec(spec);
-  return w ? [`: > ${quote(w[2]!)}`] : [];
+  if (w) return [`: > ${quote(w[2]!)}`];
+  const r = /^<?\s*(.+)$/.exec(spec);
+  return r && known(spec) ? [`cat ${quote(r[1]!)}`] : [];
 };
 
 const PERL: Record<string, Rule> = {
@@ -270,6 +297,12 @@ const RUBY: Record<string, Rule> = {
   rmdir,
   write: write(">"),
   binwrite: write(">"),
+  read: read("cat"),
+  binread: read("cat"),
+  readlines: read("cat"),
+  foreach: read("cat"),
+  children: read("ls"),
+  entries: read("ls"),
   open: (c, ev) => {
     const first = ev.text(c.args[0]);
     if (!receiver(c) && first.startsWith("|")) return [first.slice(1)];
@@ -304,6 +337,11 @@ const PHP: Record<string, Rule> = {
       ev,
     ),
   fopen: (c, ev) => openMode(c, ev, ev.text(c.args[1])),
+  file_get_contents: read("cat"),
+  file: read("cat"),
+  readfile: read("cat"),
+  scandir: read("ls"),
+  opendir: read("ls"),
   copy: two("cp"),
   rename: two("mv"),
   symlink: two("ln -s"),
