@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BOB_READS_ALICE } from "../fixtures/chat-user-reads.js";
 import { FROM_CHAT_FOLDER_TO_CONFIG } from "../fixtures/user-workdir-commands.js";
 import { scriptPerRequest, type TestRuntime, terminal, text, toolResultOf } from "../runtime/support.js";
 import { messagesOf } from "../support/e2e.js";
@@ -171,6 +172,31 @@ describe("several people on one gateway", () => {
     const [ownerPwd] = resultsOf(gw.fake.requests, "owner reads", "terminal");
     expect(String(ownerPwd?.output).trim()).toBe(t.box.work);
     expect(String(toolResultOf(gw.fake, "owner reads", "read_file")?.content)).toContain("door code is 4711");
+  });
+
+  it("lets a user's commands read their own memory and never another user's", async () => {
+    const { t, tg } = await startGateway();
+    gw.fake.setResponder(
+      scriptPerRequest({
+        "alice keeps": [
+          call("memory", { target: "memory", action: "add", content: "Alice's locker code is 2718" }),
+          terminal("cat ../memories/MEMORY.md"),
+          { text: "alice: kept" },
+        ],
+        "bob peeks": [terminal(BOB_READS_ALICE), { text: "bob: peeked" }],
+      }),
+    );
+    await say(tg, ALICE, "alice keeps a note", "alice: kept");
+    expect(String(toolResultOf(gw.fake, "alice keeps", "terminal")?.output)).toContain("locker code is 2718");
+
+    await say(tg, BOB, "bob peeks at alice", "bob: peeked");
+    const peek = toolResultOf(gw.fake, "bob peeks", "terminal");
+    expect(peek).toMatchObject({ blocked: "hardline" });
+    expect(String(peek?.error)).toContain("another user's folder or memory");
+    expect(JSON.stringify(peek)).not.toContain("2718");
+    // Refused outright: nothing was put to Bob for approval.
+    expect(tg.messagesIn(BOB).filter((m) => m.from === "bot" && m.buttons)).toEqual([]);
+    expect(readFileSync(join(memoryFolder(t, ALICE), "MEMORY.md"), "utf8")).toContain("2718");
   });
 
   it("reads each user's context files from their own folder", async () => {
