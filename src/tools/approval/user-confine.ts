@@ -125,6 +125,9 @@ const holdsProtected = (p: string, z: Zones): boolean =>
   [...z.userRoots, ...z.privateRoots].some((q) => q !== p && isUnder(q, p)) ||
   (z.privateRoots.includes(p) && !z.open.some((d) => isUnder(p, d)));
 
+/** Glob characters, brace alternatives, variables and backticks: a part of a word known only when it runs. */
+const UNKNOWN_PART = /[*?[{$`]/;
+
 /** A shell glob segment as a regular expression; `*` and `?` skip dotfiles at the start, as bash does. */
 function segmentMatches(glob: string, name: string): boolean {
   if (name.startsWith(".") && !glob.startsWith(".")) return false;
@@ -162,7 +165,7 @@ function judgePattern(word: string, roots: WordRoots, z: Zones, walks: boolean):
   const anchored = anchorOf(word, roots);
   if (!anchored) return undefined;
   const { base, rest } = anchored;
-  const special = rest.search(new RegExp(`[*?[{$\`]|${SUBSTITUTION}`));
+  const special = rest.search(new RegExp(`${UNKNOWN_PART.source}|${SUBSTITUTION}`));
   const cut = rest.lastIndexOf("/", special);
   const folder = resolveDots(`${base}${rest.slice(0, cut)}`);
   const refusal = refusalOf(folder, z);
@@ -171,13 +174,14 @@ function judgePattern(word: string, roots: WordRoots, z: Zones, walks: boolean):
   const segments = after.split("/");
   // Each unknown segment as one folder level: `work/*/../../../43` still leads to 43.
   const placeholder = resolveDots(
-    `${folder}/${segments.map((s) => (/[*?[{$`]/.test(s) || s.includes(SUBSTITUTION) ? "x" : s)).join("/")}`,
+    `${folder}/${segments.map((s) => (UNKNOWN_PART.test(s) || s.includes(SUBSTITUTION) ? "x" : s)).join("/")}`,
   );
   const through = refusalOf(placeholder, z);
   if (through) return through;
   const first = segments[0] ?? "";
   const isGlob = !/[$`]/.test(first) && !first.includes(SUBSTITUTION);
-  if (!isGlob) return z.privateRoots.includes(folder) || z.userRoots.includes(folder) ? "private" : undefined;
+  // A variable right under HERMES_HOME may name any of its files.
+  if (!isGlob) return z.privateRoots.includes(folder) ? "private" : undefined;
   // What the first glob segment may expand to below `folder`.
   for (const q of [...z.userRoots, ...z.privateRoots]) {
     if (q === folder) {
@@ -195,6 +199,15 @@ function judgePattern(word: string, roots: WordRoots, z: Zones, walks: boolean):
   return undefined;
 }
 
+/** `${HOME}/x` and `${HERMES_HOME}/x`, spelled with braces but otherwise plain paths. */
+function bracedRoot(word: string, roots: WordRoots): string | undefined {
+  if (!word.startsWith("${")) return undefined;
+  const anchored = anchorOf(word, roots);
+  const rest = anchored?.rest ?? "";
+  if (!anchored || UNKNOWN_PART.test(rest) || rest.includes(SUBSTITUTION)) return undefined;
+  return resolveDots(`${anchored.base}${rest}`);
+}
+
 /** The path part of a word: `of=PATH`, `--file=PATH`, `@PATH`, `name=@PATH` give PATH. */
 const pathPart = (word: string): string =>
   /^(?:--?[a-zA-Z][\w-]*=|[\w.-]+=[@<]?|@)(.+)$/.exec(word)?.[1] ?? word;
@@ -209,9 +222,9 @@ function judgeWord(
 ): { reason: Reason; shown: string } | undefined {
   const word = pathPart(raw);
   if (word === "" || word.includes("://")) return undefined;
-  const abs = absoluteOf(word, roots);
+  const abs = absoluteOf(word, roots) ?? bracedRoot(word, roots);
   if (abs === undefined) {
-    if (!/[*?[{$`]/.test(word) && !word.includes(SUBSTITUTION)) return undefined;
+    if (!UNKNOWN_PART.test(word) && !word.includes(SUBSTITUTION)) return undefined;
     const reason = judgePattern(word, roots, z, walks);
     return reason ? { reason, shown: word } : undefined;
   }
