@@ -2,11 +2,11 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type DetectOptions, detectCommand } from "../../src/tools/approval/detect.js";
-import { ApprovalSession } from "../../src/tools/approval/session.js";
 import type { ApprovalRequest } from "../../src/tools/approval/types.js";
 import type { ToolContext, UserScope } from "../../src/tools/context.js";
 import { FROM_USER_FOLDER_READS, OUT_OF_REACH, WITHIN_REACH } from "../fixtures/chat-user-reads.js";
 import { HERMES_HOME, HOME, PROJECT, USER_WORKDIR } from "../fixtures/user-workdir-commands.js";
+import { approvingContext, chatUserDir, chatUserScope, runTerminal } from "./chat-user-support.js";
 import { createHarness, type ToolHarness } from "./helpers.js";
 
 /**
@@ -104,26 +104,11 @@ describe("what a chat user's commands may reach", () => {
 describe("through the terminal tool", () => {
   let h: ToolHarness;
   let asked: ApprovalRequest[];
-  const userDir = (id: number): string => join(h.home, "users", "telegram", String(id));
-  const scopeOf = (id: number): UserScope => ({
-    userKey: `telegram:${id}`,
-    workdir: join(userDir(id), "work"),
-    memoryDir: join(userDir(id), "memories"),
-    own: { work: join(userDir(id), "work"), dir: userDir(id), workRoot: join(h.home, "users") },
-  });
-  /** Would approve anything it is asked: a refusal here is one no approval can lift. */
-  const ctxWith = (extra: Partial<ToolContext> = {}): ToolContext => ({
-    ...h.ctx,
-    approvals: new ApprovalSession({ mode: "off", timeoutSeconds: 60 }),
-    interactive: true,
-    approve: async (req) => {
-      asked.push(req);
-      return "once";
-    },
-    ...extra,
-  });
-  const run = async (ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
-    JSON.parse(await h.registry.dispatch("terminal", args, ctx)) as Record<string, unknown>;
+  const userDir = (id: number): string => chatUserDir(h, id);
+  const scopeOf = (id: number): UserScope => chatUserScope(h, id);
+  /** Approvals off and a user who approves anything: a refusal here is one nothing can lift. */
+  const ctxWith = (extra: Partial<ToolContext> = {}): ToolContext => approvingContext(h, asked, "off", extra);
+  const run = (ctx: ToolContext, args: Record<string, unknown>) => runTerminal(h, ctx, args);
 
   beforeEach(async () => {
     h = await createHarness();

@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApprovalSession } from "../../src/tools/approval/session.js";
 import type { ApprovalRequest } from "../../src/tools/approval/types.js";
 import type { ToolContext, UserScope } from "../../src/tools/context.js";
 import {
@@ -11,6 +10,7 @@ import {
   FROM_WORK_TO_CONFIG,
   THROUGH_LINK,
 } from "../fixtures/approval-cwd-commands.js";
+import { approvingContext, chatUserDir, chatUserScope, runTerminal } from "./chat-user-support.js";
 import { createHarness, type ToolHarness } from "./helpers.js";
 
 /**
@@ -35,18 +35,9 @@ afterEach(async () => {
 });
 
 /** A context that would ask (and approve) anything that needs approval: a hardline block is never asked. */
-const ctxWith = (extra: Partial<ToolContext> = {}): ToolContext => ({
-  ...h.ctx,
-  approvals: new ApprovalSession({ mode: "manual", timeoutSeconds: 60 }),
-  interactive: true,
-  approve: async (req) => {
-    asked.push(req);
-    return "once";
-  },
-  ...extra,
-});
-const run = async (ctx: ToolContext, args: Record<string, unknown>): Promise<Record<string, unknown>> =>
-  JSON.parse(await h.registry.dispatch("terminal", args, ctx)) as Record<string, unknown>;
+const ctxWith = (extra: Partial<ToolContext> = {}): ToolContext =>
+  approvingContext(h, asked, "manual", extra);
+const run = (ctx: ToolContext, args: Record<string, unknown>) => runTerminal(h, ctx, args);
 const config = (): Promise<string> => readFile(join(h.home, "config.yaml"), "utf8");
 
 describe("the approval gate, where the command runs", () => {
@@ -72,13 +63,8 @@ describe("the approval gate, where the command runs", () => {
 });
 
 describe("a chat user's own folder in HERMES_HOME", () => {
-  const userDir = (id: number): string => join(h.home, "users", "telegram", String(id));
-  const scopeOf = (id: number): UserScope => ({
-    userKey: `telegram:${id}`,
-    workdir: join(userDir(id), "work"),
-    memoryDir: join(userDir(id), "memories"),
-    own: { work: join(userDir(id), "work"), dir: userDir(id), workRoot: join(h.home, "users") },
-  });
+  const userDir = (id: number): string => chatUserDir(h, id);
+  const scopeOf = (id: number): UserScope => chatUserScope(h, id);
 
   beforeEach(async () => {
     for (const id of [42, 43]) {
