@@ -119,7 +119,7 @@ export async function runGateway(options: RunGatewayOptions = {}): Promise<numbe
     for (const warning of runtime.configWarnings) log("warn", warning);
     if (!runtime.sessions) throw new Error(runtime.storeProblem ?? "state.db could not be opened");
     const ledger = gatewayLedger(runtime.sessions);
-    const auth = new GatewayAuth({ home: paths.home, config: runtime.config, env, log });
+    const auth = new GatewayAuth({ pairing: runtime.sessions.pairing, config: runtime.config, env, log });
     let announce = false;
     const built = await buildPlatforms({
       runtime,

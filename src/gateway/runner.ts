@@ -166,7 +166,7 @@ export class GatewayRunner {
         continue;
       }
       // Its sender was authorized when it came in; an access revoked since then holds.
-      if (!this.auth.allows(m)) {
+      if (!(await this.auth.allows(m))) {
         this.mark(m, "skipped");
         continue;
       }
@@ -235,7 +235,7 @@ export class GatewayRunner {
     try {
       const adapter = this.adapters.get(m.platform);
       if (!adapter) return IGNORED;
-      const decision = this.auth.check(m);
+      const decision = await this.auth.check(m);
       if (m.action) {
         void this.press(adapter, m, decision.allowed);
         return decision.allowed ? ACCEPTED : IGNORED;
@@ -359,7 +359,7 @@ export class GatewayRunner {
       userText = await withSkills(this.sessions.agent(chat).skills, m.skills, userText, this.log);
     }
     try {
-      await this.ledger.startInbound(m.platform, m.updateId, userText);
+      await this.ledger.startInbound(m.platform, m.updateId, userText, this.sessions.agent(chat).sessionId);
     } catch (err) {
       // The turn runs anyway; a re-run after a restart would build its text again.
       this.fault("could not mark the message as started", err, { update: m.updateId });

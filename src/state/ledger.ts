@@ -76,8 +76,12 @@ export interface DeliveryLedger<
   /** Records an update: "duplicate" when it was recorded before (do nothing with it). */
   recordInbound(m: In, sessionKey?: string): Promise<"new" | "duplicate">;
   markInbound(platform: string, updateId: string, status: Exclude<InboundStatus, "received">): Promise<void>;
-  /** A turn starts on the update: `processing`, with the user message it runs kept in the payload. */
-  startInbound(platform: string, updateId: string, preparedText: string): Promise<void>;
+  /**
+   * A turn starts on the update: `processing`, with the user message it runs kept in the payload
+   * and the session it runs in (default: the one its session key routes to), which deleting that
+   * session clears.
+   */
+  startInbound(platform: string, updateId: string, preparedText: string, sessionId?: string): Promise<void>;
   inboundStatus(platform: string, updateId: string): InboundStatus | undefined;
   /**
    * Updates recorded but never finished (the process stopped while they waited or ran), oldest
@@ -90,12 +94,14 @@ export interface DeliveryLedger<
 
   /**
    * Records a message before anything is sent. Idempotent on `key`: a key seen before resolves with
-   * the existing row (whatever its state) and records nothing.
+   * the existing row (whatever its state) and records nothing. It belongs to `sessionId` (default:
+   * the session its session key routes to now); deleting that session deletes it, sent or not.
    */
   recordOutbound(entry: {
     key: string;
     platform: string;
     sessionKey?: string;
+    sessionId?: string;
     body: Body;
   }): Promise<{ record: OutboundRecord<Body>; created: boolean }>;
   /** The row of `key`, or undefined. */

@@ -2,6 +2,7 @@ import type { ChatMessage } from "../llm/types.js";
 import type { ContinuationStore } from "./continuations.js";
 import type { IdempotencyStore } from "./idempotency.js";
 import type { DeliveryLedger } from "./ledger.js";
+import type { PairingTables } from "./pairing.js";
 import type { ResponseStore } from "./responses.js";
 import type { RoutingStore } from "./routing.js";
 
@@ -182,7 +183,8 @@ export interface SessionStore {
   endSession(id: string, reason: string): void;
   /**
    * Deletes the session and everything of it in every table (messages and their search index, inner
-   * tool calls, stored API responses, continuation and idempotency records, routes pointing at it),
+   * tool calls, stored API responses, continuation and idempotency records, routes pointing at it,
+   * the delivery ledger's outbound messages of it and the text of its inbound updates),
    * after this process's queued writes. Resolves with whether it existed; rejects StateStoreError
    * "locked" when the lock stayed taken past the write deadline (nothing deleted).
    */
@@ -245,6 +247,8 @@ export interface StateStore extends SessionStore {
   readonly idempotency: IdempotencyStore;
   /** The API server's chat-completions continuation index (conversation prefix → session). */
   readonly continuations: ContinuationStore;
+  /** DM pairing: approved users, waiting codes, rate limits and lockouts, pinned allowlist handles. */
+  readonly pairing: PairingTables;
 }
 
 /** How a store is opened: every backend takes these. */

@@ -48,7 +48,7 @@ describe("acceptance while state.db is locked by another process", () => {
       adapters: [telegram, webhook],
       ledger: gatewayLedger(t.runtime.sessions!),
       auth: new GatewayAuth({
-        home: t.box.home,
+        pairing: t.runtime.sessions!.pairing,
         config: t.runtime.config,
         env: { TELEGRAM_ALLOWED_USERS: String(ALICE) },
       }),

@@ -1,32 +1,51 @@
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { DatabaseSync } from "node:sqlite";
+import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_CONFIG, type HermesConfig } from "../../src/core/config.js";
 import { GatewayAuth } from "../../src/gateway/auth/authorize.js";
-import { CODE_ALPHABET, generateCode, normaliseCode } from "../../src/gateway/auth/pairing-code.js";
-import { PairingError, PairingStore } from "../../src/gateway/auth/pairing-store.js";
+import { CODE_ALPHABET, generateCode, hashCode, normaliseCode } from "../../src/gateway/auth/pairing-code.js";
+import {
+  PairingError,
+  type PairingRequestResult,
+  PairingStore,
+} from "../../src/gateway/auth/pairing-store.js";
 import type { InboundMessage } from "../../src/gateway/types.js";
+import { openStateStore } from "../../src/state/open.js";
+import type { StateStore, StateStoreOptions } from "../../src/state/store.js";
 import { cleanEnv, runHermes, sandbox } from "../support/cli.js";
 import { tempDir } from "../support/temp.js";
 
 const MIN = 60_000;
 
-/** A store on a fresh home with a clock the test moves by hand. */
+const opened: StateStore[] = [];
+afterEach(async () => {
+  for (const s of opened.splice(0)) await s.close();
+});
+
+function openState(path: string, opts: StateStoreOptions = {}): StateStore {
+  const result = openStateStore(path, opts);
+  if ("error" in result) throw result.error;
+  opened.push(result.store);
+  return result.store;
+}
+
+/** A store on a fresh state.db with a clock the test moves by hand. */
 function storeWithClock(start = 1_700_000_000_000) {
   const home = tempDir("hermes-pairing-");
   const clock = { now: start };
-  const store = new PairingStore({ home, now: () => clock.now });
-  return { home, clock, store };
+  const state = openState(join(home, "state.db"), { now: () => clock.now });
+  return { home, clock, state, store: new PairingStore(state.pairing) };
 }
 
-function codeOf(result: ReturnType<PairingStore["requestCode"]>): string {
+function codeOf(result: PairingRequestResult): string {
   if (result.kind !== "code") throw new Error(`expected a code, got ${result.kind}`);
   return result.code;
 }
 
-function failureOf(fn: () => unknown): PairingError {
+async function failureOf(promise: Promise<unknown>): Promise<PairingError> {
   try {
-    fn();
+    await promise;
   } catch (err) {
     if (err instanceof PairingError) return err;
     throw err;
@@ -66,11 +85,11 @@ describe("pairing codes", () => {
 });
 
 describe("PairingStore", () => {
-  it("approves the user who got the code and reports them", () => {
+  it("approves the user who got the code and reports them", async () => {
     const { store } = storeWithClock();
-    const code = codeOf(store.requestCode("telegram", { id: "111", name: "Alice" }));
+    const code = codeOf(await store.requestCode("telegram", { id: "111", name: "Alice" }));
     expect(store.isApproved("telegram", "111")).toBe(false);
-    const user = store.approve("telegram", code.toLowerCase());
+    const user = await store.approve("telegram", code.toLowerCase());
     expect(user).toMatchObject({ platform: "telegram", userId: "111", userName: "Alice" });
     expect(store.isApproved("telegram", "111")).toBe(true);
     expect(store.isApproved("discord", "111")).toBe(false);
@@ -78,113 +97,167 @@ describe("PairingStore", () => {
     expect(listing.pending).toEqual([]);
     expect(listing.approved.map((u) => u.userId)).toEqual(["111"]);
     // A code works once.
-    expect(failureOf(() => store.approve("telegram", code)).reason).toBe("unknown_code");
+    expect((await failureOf(store.approve("telegram", code))).reason).toBe("unknown_code");
   });
 
-  it("lets a code expire after an hour", () => {
+  it("lets a code expire after an hour", async () => {
     const { store, clock } = storeWithClock();
-    const code = codeOf(store.requestCode("telegram", { id: "111" }));
+    const code = codeOf(await store.requestCode("telegram", { id: "111" }));
     clock.now += 60 * MIN + 1;
     expect(store.list().pending).toEqual([]);
-    const err = failureOf(() => store.approve("telegram", code));
+    const err = await failureOf(store.approve("telegram", code));
     expect(err.reason).toBe("expired");
     expect(err.message).toMatch(/expired/);
     expect(store.isApproved("telegram", "111")).toBe(false);
   });
 
-  it("keeps at most 3 codes waiting per platform", () => {
+  it("keeps at most 3 codes waiting per platform", async () => {
     const { store, clock } = storeWithClock();
-    for (const id of ["1", "2", "3"]) codeOf(store.requestCode("telegram", { id }));
-    expect(store.requestCode("telegram", { id: "4" }).kind).toBe("full");
+    for (const id of ["1", "2", "3"]) codeOf(await store.requestCode("telegram", { id }));
+    expect((await store.requestCode("telegram", { id: "4" })).kind).toBe("full");
     // Other platforms have their own cap.
-    codeOf(store.requestCode("discord", { id: "4" }));
+    codeOf(await store.requestCode("discord", { id: "4" }));
     // Once the codes expire, new users get codes again.
     clock.now += 61 * MIN;
-    codeOf(store.requestCode("telegram", { id: "5" }));
+    codeOf(await store.requestCode("telegram", { id: "5" }));
     expect(store.list("telegram").pending.map((p) => p.userId)).toEqual(["5"]);
   });
 
-  it("gives a user at most one reply per 10 minutes, then a new code that replaces the old", () => {
+  it("gives a user at most one reply per 10 minutes, then a new code that replaces the old", async () => {
     const { store, clock } = storeWithClock();
-    const first = codeOf(store.requestCode("telegram", { id: "111" }));
+    const first = codeOf(await store.requestCode("telegram", { id: "111" }));
     clock.now += 9 * MIN;
-    expect(store.requestCode("telegram", { id: "111" }).kind).toBe("recent");
+    expect((await store.requestCode("telegram", { id: "111" })).kind).toBe("recent");
     clock.now += 2 * MIN;
-    const second = codeOf(store.requestCode("telegram", { id: "111" }));
+    const second = codeOf(await store.requestCode("telegram", { id: "111" }));
     expect(store.list().pending).toHaveLength(1);
-    expect(failureOf(() => store.approve("telegram", first)).reason).toBe("unknown_code");
-    expect(store.approve("telegram", second).userId).toBe("111");
+    expect((await failureOf(store.approve("telegram", first))).reason).toBe("unknown_code");
+    expect((await store.approve("telegram", second)).userId).toBe("111");
   });
 
-  it("locks a platform's approvals for an hour after 5 wrong codes", () => {
+  it("locks a platform's approvals for an hour after 5 wrong codes", async () => {
     const { store, clock } = storeWithClock();
-    const code = codeOf(store.requestCode("telegram", { id: "111" }));
+    const code = codeOf(await store.requestCode("telegram", { id: "111" }));
     const wrong = code === "AAAAAAAA" ? "BBBBBBBB" : "AAAAAAAA";
-    for (let i = 0; i < 4; i++)
-      expect(failureOf(() => store.approve("telegram", wrong)).reason).toBe("unknown_code");
-    const fifth = failureOf(() => store.approve("telegram", wrong));
+    for (let i = 0; i < 4; i++) {
+      expect((await failureOf(store.approve("telegram", wrong))).reason).toBe("unknown_code");
+    }
+    const fifth = await failureOf(store.approve("telegram", wrong));
     expect(fifth.message).toMatch(/locked for 1 h/);
     // Even the right code is refused while locked, and other platforms are not affected.
-    expect(failureOf(() => store.approve("telegram", code)).reason).toBe("locked");
+    expect((await failureOf(store.approve("telegram", code))).reason).toBe("locked");
     expect(store.list().lockedUntil.telegram).toBe(clock.now + 60 * MIN);
-    const other = codeOf(store.requestCode("discord", { id: "9" }));
-    expect(store.approve("discord", other).userId).toBe("9");
+    const other = codeOf(await store.requestCode("discord", { id: "9" }));
+    expect((await store.approve("discord", other)).userId).toBe("9");
     clock.now += 30 * MIN;
-    expect(failureOf(() => store.approve("telegram", code)).reason).toBe("locked");
+    expect((await failureOf(store.approve("telegram", code))).reason).toBe("locked");
     clock.now += 30 * MIN + 1;
     // The lockout outlived the code; the user writes again and the new code is accepted.
-    const fresh = codeOf(store.requestCode("telegram", { id: "111" }));
-    expect(store.approve("telegram", fresh).userId).toBe("111");
+    const fresh = codeOf(await store.requestCode("telegram", { id: "111" }));
+    expect((await store.approve("telegram", fresh)).userId).toBe("111");
   });
 
-  it("does not count malformed codes as guesses", () => {
+  it("does not count malformed codes as guesses", async () => {
     const { store } = storeWithClock();
-    for (let i = 0; i < 6; i++)
-      expect(failureOf(() => store.approve("telegram", "nope")).reason).toBe("bad_code");
-    const code = codeOf(store.requestCode("telegram", { id: "1" }));
-    expect(store.approve("telegram", code).userId).toBe("1");
-  });
-
-  it("revokes approvals and waiting codes, and says when there was neither", () => {
-    const { store } = storeWithClock();
-    store.approve("telegram", codeOf(store.requestCode("telegram", { id: "1" })));
-    codeOf(store.requestCode("telegram", { id: "2" }));
-    expect(store.revoke("telegram", "1")).toEqual({ approval: true, pending: false });
-    expect(store.isApproved("telegram", "1")).toBe(false);
-    expect(store.revoke("telegram", "2")).toEqual({ approval: false, pending: true });
-    expect(failureOf(() => store.revoke("telegram", "3")).reason).toBe("not_found");
-    expect(failureOf(() => store.revoke("../etc", "3")).reason).toBe("bad_platform");
-  });
-
-  it("writes 0600 files in a 0700 folder and never the plain code", () => {
-    const { store } = storeWithClock();
-    const code = codeOf(store.requestCode("telegram", { id: "111", name: "Alice" }));
-    codeOf(store.requestCode("telegram", { id: "222" }));
-    store.approve("telegram", code);
-    expect(statSync(store.dir).mode & 0o777).toBe(0o700);
-    const files = readdirSync(store.dir).filter((f) => f.endsWith(".json"));
-    expect(files.sort()).toEqual(["_rate_limits.json", "telegram-approved.json", "telegram-pending.json"]);
-    for (const file of files) {
-      expect(statSync(join(store.dir, file)).mode & 0o777).toBe(0o600);
+    for (let i = 0; i < 6; i++) {
+      expect((await failureOf(store.approve("telegram", "nope"))).reason).toBe("bad_code");
     }
-    const second = codeOf(store.requestCode("telegram", { id: "333" }));
-    for (const file of readdirSync(store.dir)) {
-      const text = readFileSync(join(store.dir, file), "utf8");
-      expect(text).not.toContain(code);
-      expect(text).not.toContain(second);
-    }
-    // No lock or temp files left behind.
-    expect(readdirSync(store.dir).filter((f) => !f.endsWith(".json"))).toEqual([]);
+    const code = codeOf(await store.requestCode("telegram", { id: "1" }));
+    expect((await store.approve("telegram", code)).userId).toBe("1");
   });
 
-  it("moves a corrupt file aside instead of overwriting it", () => {
+  it("revokes approvals and waiting codes, and says when there was neither", async () => {
     const { store } = storeWithClock();
-    store.approve("telegram", codeOf(store.requestCode("telegram", { id: "1" })));
-    writeFileSync(join(store.dir, "telegram-approved.json"), "{not json");
+    await store.approve("telegram", codeOf(await store.requestCode("telegram", { id: "1" })));
+    codeOf(await store.requestCode("telegram", { id: "2" }));
+    expect(await store.revoke("telegram", "1")).toEqual({ approval: true, pending: false });
     expect(store.isApproved("telegram", "1")).toBe(false);
-    store.approve("telegram", codeOf(store.requestCode("telegram", { id: "2" })));
-    expect(readdirSync(store.dir).some((f) => f.startsWith("telegram-approved.json.corrupt-"))).toBe(true);
-    expect(store.isApproved("telegram", "2")).toBe(true);
+    expect(await store.revoke("telegram", "2")).toEqual({ approval: false, pending: true });
+    expect((await failureOf(store.revoke("telegram", "3"))).reason).toBe("not_found");
+    expect((await failureOf(store.revoke("../etc", "3"))).reason).toBe("bad_platform");
+  });
+
+  it("keeps pairing in state.db, codes only as salted hashes, and writes no files", async () => {
+    const { home, store } = storeWithClock();
+    const code = codeOf(await store.requestCode("telegram", { id: "111", name: "Alice" }));
+    const second = codeOf(await store.requestCode("telegram", { id: "222" }));
+    await store.approve("telegram", code);
+    expect(existsSync(join(home, "platforms"))).toBe(false);
+    const db = new DatabaseSync(join(home, "state.db"), { readOnly: true });
+    try {
+      const rows = db.prepare("SELECT * FROM pairing_pending").all();
+      expect(rows).toMatchObject([{ platform: "telegram", user_id: "222" }]);
+      expect(JSON.stringify(rows)).not.toContain(second);
+      expect(db.prepare("SELECT user_id, user_name FROM pairing_approved").all()).toEqual([
+        { user_id: "111", user_name: "Alice" },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("waits for another process's write lock on timers, never holding the event loop", async () => {
+    const { home, store } = storeWithClock();
+    const holder = new DatabaseSync(join(home, "state.db"));
+    holder.exec("BEGIN IMMEDIATE");
+    const order: string[] = [];
+    const pin = store.pinHandle("telegram", "alice", "100").then(
+      (owner) => order.push(`pinned to ${owner}`),
+      (err: Error) => order.push(`failed: ${err.message}`),
+    );
+    // Set after the write started: it fires first only if the write left the event loop free.
+    setTimeout(() => {
+      order.push("timer");
+      holder.exec("COMMIT");
+      holder.close();
+    }, 0);
+    await pin;
+    expect(order).toEqual(["timer", "pinned to 100"]);
+    expect(store.pinnedUser("telegram", "alice")).toBe("100");
+  });
+
+  it("imports the old JSON files once, then renames them; an unreadable file stays as it was", async () => {
+    const home = tempDir("hermes-pairing-import-");
+    const dir = join(home, "platforms", "pairing");
+    mkdirSync(dir, { recursive: true });
+    const waiting = await hashCode("ABCDEFGH");
+    const now = 1_700_000_000_000;
+    const write = (name: string, data: unknown): void => writeFileSync(join(dir, name), JSON.stringify(data));
+    write("telegram-approved.json", {
+      version: 1,
+      users: [{ user_id: "1", user_name: "Ann", approved_at: 5 }],
+    });
+    write("telegram-pending.json", {
+      version: 1,
+      requests: [{ user_id: "2", ...waiting, created_at: now, expires_at: now + 60 * MIN }],
+    });
+    write("telegram-handles.json", { version: 1, pins: [{ handle: "ann", user_id: "1", pinned_at: 6 }] });
+    write("_rate_limits.json", { version: 1, requests: { telegram: { "2": now } }, approvals: {} });
+    writeFileSync(join(dir, "discord-approved.json"), "{not json");
+
+    const state = openState(join(home, "state.db"), { now: () => now + MIN });
+    const store = new PairingStore(state.pairing);
+    expect(store.isApproved("telegram", "1")).toBe(true);
+    expect(store.pinnedUser("telegram", "ann")).toBe("1");
+    expect(store.list().pending.map((p) => p.userId)).toEqual(["2"]);
+    // The reply time came along: the waiting user gets no second code yet.
+    expect((await store.requestCode("telegram", { id: "2" })).kind).toBe("recent");
+    expect((await store.approve("telegram", "abcd-efgh")).userId).toBe("2");
+    expect(readdirSync(dir).sort()).toEqual([
+      "_rate_limits.json.imported",
+      "discord-approved.json",
+      "telegram-approved.json.imported",
+      "telegram-handles.json.imported",
+      "telegram-pending.json.imported",
+    ]);
+    expect(readFileSync(join(dir, "discord-approved.json"), "utf8")).toBe("{not json");
+
+    // Files that reappear are not imported again: the tables are state.db's now.
+    await state.close();
+    write("telegram-approved.json", { version: 1, users: [{ user_id: "9", approved_at: 5 }] });
+    const again = openState(join(home, "state.db"));
+    expect(again.pairing.isApproved("telegram", "9")).toBe(false);
+    expect(again.pairing.isApproved("telegram", "2")).toBe(true);
   });
 });
 
@@ -194,8 +267,9 @@ describe("hermes pairing (another process)", () => {
   it("approves a code the gateway issued, and the gateway lets the user in at the next message", async () => {
     const box = sandbox();
     const env = cleanEnv({ HERMES_HOME: box.home });
-    const auth = new GatewayAuth({ home: box.home, config: config(), env: {} });
-    const first = auth.check(dm("4242"));
+    const state = openState(join(box.home, "state.db"));
+    const auth = new GatewayAuth({ pairing: state.pairing, config: config(), env: {} });
+    const first = await auth.check(dm("4242"));
     expect(first.allowed).toBe(false);
     const reply = first.allowed ? "" : (first.reply ?? "");
     const code = /Pairing code: ([A-Z2-9]{8})/.exec(reply)?.[1];
@@ -214,11 +288,11 @@ describe("hermes pairing (another process)", () => {
     expect(approved.stderr).toBe("");
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain("4242");
-    expect(auth.check(dm("4242", "hi again"))).toEqual({ allowed: true });
+    expect(await auth.check(dm("4242", "hi again"))).toEqual({ allowed: true });
 
     const revoked = await runHermes(["pairing", "revoke", "telegram", "4242"], { env, cwd: box.work });
     expect(revoked.code).toBe(0);
-    expect(auth.check(dm("4242", "still there?")).allowed).toBe(false);
+    expect((await auth.check(dm("4242", "still there?"))).allowed).toBe(false);
   });
 
   it("exits 1 for an unknown code and 2 for bad usage", async () => {

@@ -30,7 +30,7 @@ function traced(ledger: DeliveryLedger, trail: string[]): DeliveryLedger {
 async function start(trail: string[]) {
   const t = h.start("streaming:\n  enabled: false\n", { platform: "gateway" });
   const auth = new GatewayAuth({
-    home: t.box.home,
+    pairing: t.runtime.sessions!.pairing,
     config: t.runtime.config,
     env: { MEMCHAT_ALLOWED_USERS: "u1" },
   });

@@ -36,7 +36,7 @@ describe("telegram @handle allowlist entries", () => {
 
     expect(h.fake.requests.map(lastUser)).toEqual(["hi from the first", "still me"]);
     expect(botMessages(tg, SECOND).map((m) => m.text)).toEqual([expect.stringContaining("Pairing code")]);
-    expect(new PairingStore({ home: t.box.home }).list("telegram").pins).toEqual([
+    expect(new PairingStore(t.runtime.sessions!.pairing).list("telegram").pins).toEqual([
       { platform: "telegram", handle: "alice", userId: "100", pinnedAt: expect.any(Number) },
     ]);
 

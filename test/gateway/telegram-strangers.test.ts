@@ -44,8 +44,8 @@ describe("telegram strangers", () => {
     }
     await tg.waitFor(() => ledger.inboundStatus("telegram", String(mine.updateId)) === "done");
     // What is kept of the stranger: one pending pairing request.
-    expect(new PairingStore({ home: t.box.home }).list("telegram").pending.map((p) => p.userId)).toEqual([
-      String(STRANGER),
-    ]);
+    expect(
+      new PairingStore(t.runtime.sessions!.pairing).list("telegram").pending.map((p) => p.userId),
+    ).toEqual([String(STRANGER)]);
   });
 });

@@ -54,7 +54,7 @@ async function startGateway(routes: Record<string, unknown>, t?: TestRuntime): P
   });
   const chat = new MemoryAdapter("memchat");
   const ledger = gatewayLedger(rt.runtime.sessions!);
-  const auth = new GatewayAuth({ home: rt.box.home, config: rt.runtime.config, env: {} });
+  const auth = new GatewayAuth({ pairing: rt.runtime.sessions!.pairing, config: rt.runtime.config, env: {} });
   const runner = new GatewayRunner({
     runtime: rt.runtime,
     adapters: [webhook, chat, new RefusingAdapter("closedchat")],

@@ -385,7 +385,7 @@ describe("webhook through the gateway", () => {
       log: () => {},
     });
     const ledger = gatewayLedger(runtime.sessions!);
-    const auth = new GatewayAuth({ home: box.home, config: runtime.config, env: {} });
+    const auth = new GatewayAuth({ pairing: runtime.sessions!.pairing, config: runtime.config, env: {} });
     const runner = new GatewayRunner({ runtime, adapters: [adapter], ledger, auth, workDir: box.work });
     await runner.start();
     running.push(async () => {

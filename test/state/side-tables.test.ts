@@ -216,6 +216,84 @@ describe.each(BACKENDS)("$name store", (backend) => {
       expect(s.responses.count()).toBe(0);
       expect(s.routing.list()).toEqual([]);
     });
+
+    it("reaches the delivery ledger: outbound messages go, inbound text goes, inbound update ids stay", async () => {
+      const s = fresh();
+      const inbound = (updateId: string, text: string) => ({
+        platform: "telegram",
+        updateId,
+        chatId: "100",
+        text,
+      });
+      const body = (text: string) => ({
+        kind: "text",
+        target: { chatId: "100" },
+        sent: 0,
+        chunks: [text],
+      });
+      for (const id of ["gone", "kept"]) {
+        s.createSession({ id, source: "telegram" });
+        await s.routing.set(`chat-${id}`, id, entry());
+        // One finished turn, one that was running when the session was deleted.
+        await s.ledger.recordInbound(inbound(`done-${id}`, `flamingo done ${id}`), `chat-${id}`);
+        await s.ledger.startInbound("telegram", `done-${id}`, `flamingo done ${id}`, id);
+        await s.ledger.markInbound("telegram", `done-${id}`, "done");
+        await s.ledger.recordInbound(inbound(`run-${id}`, `flamingo run ${id}`), `chat-${id}`);
+        // No session given: the one its session key routes to.
+        await s.ledger.startInbound("telegram", `run-${id}`, `flamingo run ${id}`);
+        // An answer sent, and one still pending (its session found through the chat's route).
+        const sent = await s.ledger.recordOutbound({
+          key: `sent-${id}`,
+          platform: "telegram",
+          sessionId: id,
+          body: body(`pelican sent ${id}`),
+        });
+        await s.ledger.markChunkSent(sent.record, 0, "m1");
+        await s.ledger.recordOutbound({
+          key: `pending-${id}`,
+          platform: "telegram",
+          sessionKey: `chat-${id}`,
+          body: body(`pelican pending ${id}`),
+        });
+      }
+      expect(s.ledger.pendingOutbound("telegram")).toHaveLength(2);
+
+      expect(await s.deleteSession("gone")).toBe(true);
+
+      expect(s.ledger.outbound("sent-gone")).toBeUndefined();
+      expect(s.ledger.outbound("pending-gone")).toBeUndefined();
+      expect(s.ledger.pendingOutbound("telegram").map((r) => r.key)).toEqual(["pending-kept"]);
+      // Redelivered updates of the deleted session are still duplicates, and nothing re-runs them.
+      expect(await s.ledger.recordInbound(inbound("done-gone", "again"))).toBe("duplicate");
+      expect(await s.ledger.recordInbound(inbound("run-gone", "again"))).toBe("duplicate");
+      expect(s.ledger.inboundStatus("telegram", "run-gone")).toBe("skipped");
+      expect(s.ledger.unfinishedInbound().map((m) => m.updateId)).toEqual(["run-kept"]);
+      // The other session's rows are untouched.
+      expect(s.ledger.outbound("sent-kept")?.status).toBe("sent");
+      expect(s.ledger.inboundStatus("telegram", "done-kept")).toBe("done");
+
+      if (backend.name === "sqlite") {
+        const raw = new DatabaseSync(s.path, { readOnly: true });
+        try {
+          const text = JSON.stringify([
+            raw.prepare("SELECT * FROM gateway_inbound").all(),
+            raw.prepare("SELECT * FROM gateway_outbound").all(),
+          ]);
+          for (const gone of [
+            "flamingo done gone",
+            "flamingo run gone",
+            "pelican sent gone",
+            "pelican pending gone",
+          ]) {
+            expect(text).not.toContain(gone);
+          }
+          expect(text).toContain("flamingo done kept");
+          expect(text).toContain("pelican pending kept");
+        } finally {
+          raw.close();
+        }
+      }
+    });
   });
 });
 

@@ -9,16 +9,17 @@
  */
 import type { HermesConfig } from "../../core/config.js";
 import { isRecord } from "../../core/is-record.js";
+import type { PairingTables } from "../../state/pairing.js";
 import type { InboundMessage } from "../types.js";
 import { normaliseHandle, PairingStore } from "./pairing-store.js";
 
 export type AuthDecision = { allowed: true } | { allowed: false; reply?: string };
 
 export interface GatewayAuthOptions {
-  home: string;
+  /** The pairing tables of the profile's state.db (shared with `hermes pairing`). */
+  pairing: PairingTables;
   config: HermesConfig;
   env: NodeJS.ProcessEnv;
-  now?: () => number;
   log?: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -38,15 +39,15 @@ export class GatewayAuth {
   constructor(options: GatewayAuthOptions) {
     this.config = options.config;
     this.env = options.env;
-    this.store = new PairingStore({ home: options.home, ...(options.now ? { now: options.now } : {}) });
+    this.store = new PairingStore(options.pairing);
     this.log = options.log ?? (() => {});
   }
 
-  /** Never throws: a failure to read or write the pairing files denies, silently. */
-  check(m: InboundMessage): AuthDecision {
+  /** Never rejects: a failure to read or write the pairing tables denies, silently. */
+  async check(m: InboundMessage): Promise<AuthDecision> {
     try {
-      if (this.isAllowed(m)) return { allowed: true };
-      return this.deny(m);
+      if (await this.isAllowed(m)) return { allowed: true };
+      return await this.deny(m);
     } catch (err) {
       this.log("error", "authorization failed; message denied", {
         platform: m.platform,
@@ -57,30 +58,33 @@ export class GatewayAuth {
     }
   }
 
-  /** Whether the sender may talk to the agent now, with no pairing reply (a message run again). Never throws. */
-  allows(m: InboundMessage): boolean {
+  /** Whether the sender may talk to the agent now, with no pairing reply (a message run again). Never rejects. */
+  async allows(m: InboundMessage): Promise<boolean> {
     try {
-      return this.isAllowed(m);
+      return await this.isAllowed(m);
     } catch {
       return false;
     }
   }
 
-  private isAllowed(m: InboundMessage): boolean {
+  private async isAllowed(m: InboundMessage): Promise<boolean> {
     if (SELF_AUTHENTICATED.has(m.platform)) return true;
     const settings = this.platformSettings(m.platform);
     if (settings.allowAll) return true;
-    if (this.allowlist(m.platform, settings.allowed).some((entry) => this.matches(entry, m))) return true;
+    for (const entry of this.allowlist(m.platform, settings.allowed)) {
+      if (await this.matches(entry, m)) return true;
+    }
     if (this.store.isApproved(m.platform, m.userId)) return true;
     return TRUTHY.has((this.env.GATEWAY_ALLOW_ALL_USERS ?? "").trim().toLowerCase());
   }
 
   /** An id entry matches the sender's id; an `@handle` entry, the account it is pinned to. */
-  private matches(entry: string, m: InboundMessage): boolean {
+  private async matches(entry: string, m: InboundMessage): Promise<boolean> {
     if (!entry.startsWith("@")) return entry === m.userId;
     const handle = normaliseHandle(entry);
     const carries = m.userHandle !== undefined && normaliseHandle(m.userHandle) === handle;
-    const owner = this.store.pinnedUser(m.platform, handle) ?? (carries ? this.pin(m, handle) : undefined);
+    const owner =
+      this.store.pinnedUser(m.platform, handle) ?? (carries ? await this.pin(m, handle) : undefined);
     if (owner === m.userId) return true;
     if (carries && !this.warned.has(`${m.platform}:${handle}:${m.userId}`)) {
       this.warned.add(`${m.platform}:${handle}:${m.userId}`);
@@ -98,8 +102,8 @@ export class GatewayAuth {
   }
 
   /** Pins `@handle` to the sender (unless another process pinned it first); returns the owner. */
-  private pin(m: InboundMessage, handle: string): string {
-    const owner = this.store.pinHandle(m.platform, handle, m.userId);
+  private async pin(m: InboundMessage, handle: string): Promise<string> {
+    const owner = await this.store.pinHandle(m.platform, handle, m.userId);
     if (owner === m.userId) {
       this.log("info", "allowlist handle pinned", {
         platform: m.platform,
@@ -110,12 +114,12 @@ export class GatewayAuth {
     return owner;
   }
 
-  private deny(m: InboundMessage): AuthDecision {
+  private async deny(m: InboundMessage): Promise<AuthDecision> {
     // Groups, channels and button presses from strangers never get an answer: a bot that replies
     // to everyone in a group is noise, and pairing codes belong in private.
     if (m.chatType !== "dm" || m.action) return { allowed: false };
     if (String(this.config.unauthorized_dm_behavior).toLowerCase() !== "pair") return { allowed: false };
-    const result = this.store.requestCode(m.platform, {
+    const result = await this.store.requestCode(m.platform, {
       id: m.userId,
       ...(m.userName ? { name: m.userName } : {}),
     });

@@ -2,7 +2,9 @@
  * Pairing codes: short, unambiguous, random, and never stored in the clear. A code is only shown
  * once, in the reply to the user who asked; the owner types it into `hermes pairing approve`.
  */
-import { randomBytes, randomInt, scryptSync, timingSafeEqual } from "node:crypto";
+
+import { randomBytes, randomInt, scrypt, timingSafeEqual } from "node:crypto";
+import type { HashedCode } from "../../state/pairing.js";
 
 /** No 0/O, 1/I: a code read aloud or retyped from a phone screen survives the trip. */
 export const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
@@ -30,23 +32,21 @@ export function normaliseCode(input: string): string | undefined {
   return code;
 }
 
-export interface HashedCode {
-  salt: string;
-  hash: string;
-}
-
-export function hashCode(code: string): HashedCode {
+/** Hashed on libuv's thread pool: the event loop never computes scrypt itself. */
+export async function hashCode(code: string): Promise<HashedCode> {
   const salt = randomBytes(16).toString("hex");
-  return { salt, hash: derive(code, salt).toString("hex") };
+  return { salt, hash: (await derive(code, salt)).toString("hex") };
 }
 
 /** Constant-time comparison of `code` with a stored hash. */
-export function codeMatches(code: string, stored: HashedCode): boolean {
+export async function codeMatches(code: string, stored: HashedCode): Promise<boolean> {
   const expected = Buffer.from(stored.hash, "hex");
   if (expected.length !== HASH_BYTES) return false;
-  return timingSafeEqual(derive(code, stored.salt), expected);
+  return timingSafeEqual(await derive(code, stored.salt), expected);
 }
 
-function derive(code: string, salt: string): Buffer {
-  return scryptSync(code, salt, HASH_BYTES, SCRYPT_COST);
+function derive(code: string, salt: string): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(code, salt, HASH_BYTES, SCRYPT_COST, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }

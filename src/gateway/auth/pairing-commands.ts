@@ -1,24 +1,26 @@
 /**
  * `hermes pairing list | approve | revoke`: the owner's side of DM pairing (and of allowlist
  * handles pinned to accounts: `revoke PLATFORM @handle` releases one). Runs beside a live
- * gateway: the files are shared under a lock, and the gateway picks an approval up at the user's
- * next message. Exit codes: 0 done, 1 failed (unknown or expired code, lockout, nothing to revoke),
- * 2 usage (a malformed platform name).
+ * gateway: both use the pairing tables of the profile's state.db, and the gateway picks an approval
+ * up at the user's next message. Exit codes: 0 done, 1 failed (unknown or expired code, lockout,
+ * nothing to revoke, state.db unusable), 2 usage (a malformed platform name).
  */
 import { ensureHermesHome, getHermesHome } from "../../core/home.js";
+import { openStateStore } from "../../state/open.js";
 import { PairingError, PairingStore } from "./pairing-store.js";
 
 const out = (text: string): void => void process.stdout.write(`${text}\n`);
 const err = (text: string): void => void process.stderr.write(`hermes: ${text}\n`);
 
-function openStore(): PairingStore {
-  return new PairingStore({ home: ensureHermesHome(getHermesHome()).home });
-}
-
-/** Runs one action, mapping its failures to exit codes and a one-line message. */
-function run(action: () => number): number {
+/** Runs one action on the profile's pairing tables, mapping its failures to exit codes and a one-line message. */
+async function run(action: (store: PairingStore) => Promise<number> | number): Promise<number> {
+  const opened = openStateStore(ensureHermesHome(getHermesHome()).stateDb);
+  if ("error" in opened) {
+    err(opened.error.message);
+    return 1;
+  }
   try {
-    return action();
+    return await action(new PairingStore(opened.store.pairing));
   } catch (e) {
     if (e instanceof PairingError) {
       err(e.message);
@@ -26,6 +28,8 @@ function run(action: () => number): number {
     }
     err((e as Error).message);
     return 1;
+  } finally {
+    await opened.store.close();
   }
 }
 
@@ -40,9 +44,9 @@ const ago = (ms: number): string => {
 const who = (u: { userId: string; userName?: string }): string =>
   u.userName ? `${u.userId} (${u.userName})` : u.userId;
 
-export function pairingList(opts: { json?: boolean; platform?: string }): number {
-  return run(() => {
-    const listing = openStore().list(opts.platform);
+export function pairingList(opts: { json?: boolean; platform?: string }): Promise<number> {
+  return run((store) => {
+    const listing = store.list(opts.platform);
     if (opts.json) {
       out(
         JSON.stringify(
@@ -99,24 +103,24 @@ export function pairingList(opts: { json?: boolean; platform?: string }): number
   });
 }
 
-export function pairingApprove(platform: string, code: string): number {
-  return run(() => {
-    const user = openStore().approve(platform, code);
+export function pairingApprove(platform: string, code: string): Promise<number> {
+  return run(async (store) => {
+    const user = await store.approve(platform, code);
     out(`Approved ${who(user)} on ${platform}. They can talk to Hermes from their next message.`);
     return 0;
   });
 }
 
-export function pairingRevoke(platform: string, userId: string): number {
-  return run(() => {
+export function pairingRevoke(platform: string, userId: string): Promise<number> {
+  return run(async (store) => {
     if (userId.startsWith("@")) {
-      const owner = openStore().unpinHandle(platform, userId);
+      const owner = await store.unpinHandle(platform, userId);
       out(
         `Released ${userId.toLowerCase()} on ${platform} (it was pinned to ${owner}); it pins to the next account that carries it.`,
       );
       return 0;
     }
-    const result = openStore().revoke(platform, userId);
+    const result = await store.revoke(platform, userId);
     const what = [result.approval ? "approval" : "", result.pending ? "pending code" : ""].filter(Boolean);
     out(`Removed the ${what.join(" and ")} of ${userId} on ${platform}.`);
     return 0;

@@ -3,25 +3,32 @@
  * with `hermes pairing approve PLATFORM CODE` (another process), and from the next message on the
  * user may talk to the agent. Limits keep the bot from being a code-spraying target: codes live 1 h,
  * at most 3 wait per platform, a user gets at most one reply per 10 min, and 5 wrong approve
- * attempts lock the platform's approvals for 1 h.
+ * attempts lock the platform's approvals for 1 h. The rows live in state.db (its pairing tables);
+ * this is the policy around them: platform names, codes and what each outcome tells the owner.
  */
-import { codeMatches, generateCode, hashCode, normaliseCode } from "./pairing-code.js";
 import {
-  type ApprovedRecord,
-  type HandlePinRecord,
-  isPlatformName,
-  PairingFiles,
-  type PendingRecord,
-  type RateLimitsRecord,
-} from "./pairing-files.js";
+  type ApprovedUser,
+  type HandlePin,
+  MAX_FAILED_APPROVALS,
+  type PairingTables,
+} from "../../state/pairing.js";
+import { codeMatches, generateCode, hashCode, normaliseCode } from "./pairing-code.js";
 
-export const CODE_TTL_MS = 60 * 60 * 1000;
-export const MAX_PENDING_PER_PLATFORM = 3;
-export const REQUEST_INTERVAL_MS = 10 * 60 * 1000;
-export const MAX_FAILED_APPROVALS = 5;
-export const LOCKOUT_MS = 60 * 60 * 1000;
-/** Expired requests are kept this long so that approving one says "expired", not "unknown". */
-const EXPIRED_KEPT_MS = 60 * 60 * 1000;
+export type { HandlePin } from "../../state/pairing.js";
+export {
+  CODE_TTL_MS,
+  LOCKOUT_MS,
+  MAX_FAILED_APPROVALS,
+  MAX_PENDING_PER_PLATFORM,
+  REQUEST_INTERVAL_MS,
+} from "../../state/pairing.js";
+
+const PLATFORM_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+/** A platform name as stored and typed on the command line (letters, digits, _ and -). */
+export function isPlatformName(name: string): boolean {
+  return PLATFORM_NAME.test(name);
+}
 
 export type PairingFailure =
   | "bad_platform"
@@ -53,12 +60,7 @@ export type PairingRequestResult =
   /** Approved meanwhile (by another process): let the message through. */
   | { kind: "approved" };
 
-export interface PairedUser {
-  platform: string;
-  userId: string;
-  userName?: string;
-  approvedAt: number;
-}
+export type PairedUser = ApprovedUser;
 
 export interface PendingUser {
   platform: string;
@@ -69,15 +71,6 @@ export interface PendingUser {
   ageMs: number;
 }
 
-/** An `@handle` allowlist entry and the account it was pinned to. */
-export interface HandlePin {
-  platform: string;
-  /** Lower case, without the @. */
-  handle: string;
-  userId: string;
-  pinnedAt: number;
-}
-
 export interface PairingListing {
   pending: PendingUser[];
   approved: PairedUser[];
@@ -86,125 +79,51 @@ export interface PairingListing {
   lockedUntil: Record<string, number>;
 }
 
-export interface PairingStoreOptions {
-  home: string;
-  now?: () => number;
-}
-
 export class PairingStore {
-  private readonly files: PairingFiles;
-  private readonly now: () => number;
-  /** platform → approved user ids, with the identity of the file they were read from. */
-  private readonly approvedCache = new Map<string, { identity: string; users: Set<string> }>();
-  /** platform → handle → pinned user id, with the identity of the file they were read from. */
-  private readonly pinCache = new Map<string, { identity: string; pins: Map<string, string> }>();
+  /** `tables`: the pairing tables of the profile's state.db. */
+  constructor(private readonly tables: PairingTables) {}
 
-  constructor(options: PairingStoreOptions) {
-    this.files = new PairingFiles(options.home);
-    this.now = options.now ?? Date.now;
-  }
-
-  get dir(): string {
-    return this.files.dir;
-  }
-
-  /** Whether the user is approved; re-reads the file only when another write replaced it. */
+  /** Whether the user is approved (a read: never waits). */
   isApproved(platform: string, userId: string): boolean {
-    if (!isPlatformName(platform)) return false;
-    const path = this.files.approvedPath(platform);
-    const identity = this.files.identity(path);
-    let cached = this.approvedCache.get(platform);
-    if (cached?.identity !== identity) {
-      const users = new Set(this.files.readApproved(platform).map((u) => u.user_id));
-      cached = { identity, users };
-      this.approvedCache.set(platform, cached);
-    }
-    return cached.users.has(userId);
+    return isPlatformName(platform) && this.tables.isApproved(platform, userId);
   }
 
   /** The user id `@handle` (lower case, no @) is pinned to on `platform`, if it is pinned. */
   pinnedUser(platform: string, handle: string): string | undefined {
-    if (!isPlatformName(platform)) return undefined;
-    const identity = this.files.identity(this.files.handlesPath(platform));
-    let cached = this.pinCache.get(platform);
-    if (cached?.identity !== identity) {
-      const pins = new Map(this.files.readPins(platform).map((p) => [p.handle, p.user_id]));
-      cached = { identity, pins };
-      this.pinCache.set(platform, cached);
-    }
-    return cached.pins.get(handle);
+    return isPlatformName(platform) ? this.tables.pinnedUser(platform, handle) : undefined;
   }
 
   /**
-   * Pins `@handle` to `userId` unless it is pinned already (by this or another process); returns
-   * the id it is pinned to now. Throws PairingError for a malformed platform name.
+   * Pins `@handle` to `userId` unless it is pinned already (by this or another process); resolves
+   * with the id it is pinned to now. Rejects with PairingError for a malformed platform name.
    */
-  pinHandle(platform: string, handle: string, userId: string): string {
+  async pinHandle(platform: string, handle: string, userId: string): Promise<string> {
     checkPlatform(platform);
-    return this.files.locked(() => {
-      const pins = this.files.readPins(platform, true);
-      const existing = pins.find((p) => p.handle === handle);
-      if (existing) return existing.user_id;
-      const record: HandlePinRecord = { handle, user_id: userId, pinned_at: this.now() };
-      this.files.writePins(platform, [...pins, record]);
-      return userId;
-    });
+    return this.tables.pinHandle(platform, handle, userId);
   }
 
-  /** Releases the pin of `@handle`; returns the id it was pinned to. Throws PairingError when it was not pinned. */
-  unpinHandle(platform: string, handle: string): string {
+  /** Releases the pin of `@handle`; resolves with the id it was pinned to. Rejects with PairingError when it was not pinned. */
+  async unpinHandle(platform: string, handle: string): Promise<string> {
     checkPlatform(platform);
     const name = normaliseHandle(handle);
-    return this.files.locked(() => {
-      const pins = this.files.readPins(platform, true);
-      const pin = pins.find((p) => p.handle === name);
-      if (!pin) throw new PairingError("not_found", `@${name} is not pinned on ${platform}`);
-      this.files.writePins(
-        platform,
-        pins.filter((p) => p !== pin),
-      );
-      return pin.user_id;
-    });
+    const owner = await this.tables.unpinHandle(platform, name);
+    if (owner === undefined) throw new PairingError("not_found", `@${name} is not pinned on ${platform}`);
+    return owner;
   }
 
   /** An unknown user wrote in a DM: issue a code unless a limit says otherwise. */
-  requestCode(platform: string, user: { id: string; name?: string }): PairingRequestResult {
+  async requestCode(platform: string, user: { id: string; name?: string }): Promise<PairingRequestResult> {
     checkPlatform(platform);
-    return this.files.locked(() => {
-      const now = this.now();
-      if (this.files.readApproved(platform, true).some((u) => u.user_id === user.id)) {
-        return { kind: "approved" };
-      }
-      const limits = this.files.readRateLimits(true);
-      pruneRequests(limits, now);
-      const last = limits.requests[platform]?.[user.id];
-      if (last !== undefined && now - last < REQUEST_INTERVAL_MS) return { kind: "recent" };
-      const pending = this.files
-        .readPending(platform, true)
-        .filter((r) => r.expires_at + EXPIRED_KEPT_MS > now);
-      const waiting = pending.filter((r) => r.expires_at > now && r.user_id !== user.id);
-      limits.requests[platform] = { ...limits.requests[platform], [user.id]: now };
-      if (waiting.length >= MAX_PENDING_PER_PLATFORM) {
-        this.files.writeRateLimits(limits);
-        return { kind: "full" };
-      }
-      const code = generateCode();
-      const record: PendingRecord = {
-        user_id: user.id,
-        ...(user.name ? { user_name: user.name } : {}),
-        ...hashCode(code),
-        created_at: now,
-        expires_at: now + CODE_TTL_MS,
-      };
-      // A user's newer code replaces their older one: only the latest was shown to them.
-      this.files.writePending(platform, [...pending.filter((r) => r.user_id !== user.id), record]);
-      this.files.writeRateLimits(limits);
-      return { kind: "code", code, expiresAt: record.expires_at };
-    });
+    // Cheap answers first (reads): a stranger who keeps writing costs no hashing and no write.
+    if (this.tables.isApproved(platform, user.id)) return { kind: "approved" };
+    if (this.tables.answeredRecently(platform, user.id)) return { kind: "recent" };
+    const code = generateCode();
+    const outcome = await this.tables.requestCode(platform, user, await hashCode(code));
+    return outcome.kind === "issued" ? { kind: "code", code, expiresAt: outcome.expiresAt } : outcome;
   }
 
-  /** Approves the user who was given `code`. Throws PairingError (unknown, expired, locked, malformed). */
-  approve(platform: string, codeInput: string): PairedUser {
+  /** Approves the user who was given `code`. Rejects with PairingError (unknown, expired, locked, malformed). */
+  async approve(platform: string, codeInput: string): Promise<PairedUser> {
     checkPlatform(platform);
     const code = normaliseCode(codeInput);
     if (!code) {
@@ -213,106 +132,61 @@ export class PairingStore {
         `'${codeInput}' is not a pairing code (8 letters and digits, e.g. X7K2M9QP)`,
       );
     }
-    return this.files.locked(() => {
-      const now = this.now();
-      const limits = this.files.readRateLimits(true);
-      const state = limits.approvals[platform] ?? { failures: 0 };
-      if (state.locked_until !== undefined && state.locked_until > now) {
-        const minutes = Math.ceil((state.locked_until - now) / 60_000);
-        throw new PairingError(
-          "locked",
-          `approvals for ${platform} are locked after ${MAX_FAILED_APPROVALS} wrong codes; try again in ${minutes} min`,
-        );
-      }
-      const pending = this.files.readPending(platform, true);
-      const match = pending.find((r) => codeMatches(code, r));
-      if (!match) {
-        const failures = (state.failures ?? 0) + 1;
-        const locked = failures >= MAX_FAILED_APPROVALS;
-        limits.approvals[platform] = locked ? { failures: 0, locked_until: now + LOCKOUT_MS } : { failures };
-        this.files.writeRateLimits(limits);
-        throw new PairingError(
-          "unknown_code",
-          locked
-            ? `no pending request on ${platform} has code ${code}; that was the ${MAX_FAILED_APPROVALS}th wrong code, approvals for ${platform} are locked for 1 h`
-            : `no pending request on ${platform} has code ${code} (${MAX_FAILED_APPROVALS - failures} attempts left before a 1 h lockout)`,
-        );
-      }
-      this.files.writePending(
-        platform,
-        pending.filter((r) => r !== match),
-      );
-      if (match.expires_at <= now) {
+    const locked = this.tables.lockoutRemainingMs(platform);
+    if (locked > 0) throw lockedError(platform, locked);
+    let match: { userId: string; hash: string } | undefined;
+    for (const request of this.tables.pendingCodes(platform)) {
+      if (await codeMatches(code, request)) match = { userId: request.userId, hash: request.hash };
+    }
+    const outcome = await this.tables.approve(platform, match);
+    switch (outcome.kind) {
+      case "approved":
+        return outcome.user;
+      case "locked":
+        throw lockedError(platform, outcome.remainingMs);
+      case "expired":
         throw new PairingError(
           "expired",
-          `code ${code} expired ${Math.round((now - match.expires_at) / 60_000)} min ago; the user gets a new one by writing to the bot again`,
+          `code ${code} expired ${Math.round(outcome.agoMs / 60_000)} min ago; the user gets a new one by writing to the bot again`,
         );
-      }
-      const approved: ApprovedRecord = {
-        user_id: match.user_id,
-        ...(match.user_name ? { user_name: match.user_name } : {}),
-        approved_at: now,
-      };
-      const users = this.files.readApproved(platform, true).filter((u) => u.user_id !== match.user_id);
-      this.files.writeApproved(platform, [...users, approved]);
-      limits.approvals[platform] = { failures: 0 };
-      this.files.writeRateLimits(limits);
-      return toPaired(platform, approved);
-    });
+      case "unknown":
+        throw new PairingError(
+          "unknown_code",
+          outcome.lockedNow
+            ? `no pending request on ${platform} has code ${code}; that was the ${MAX_FAILED_APPROVALS}th wrong code, approvals for ${platform} are locked for 1 h`
+            : `no pending request on ${platform} has code ${code} (${MAX_FAILED_APPROVALS - outcome.failures} attempts left before a 1 h lockout)`,
+        );
+    }
   }
 
-  /** Removes a user's approval and any code waiting for them. Throws PairingError when there was neither. */
-  revoke(platform: string, userId: string): { approval: boolean; pending: boolean } {
+  /** Removes a user's approval and any code waiting for them. Rejects with PairingError when there was neither. */
+  async revoke(platform: string, userId: string): Promise<{ approval: boolean; pending: boolean }> {
     checkPlatform(platform);
-    return this.files.locked(() => {
-      const users = this.files.readApproved(platform, true);
-      const keptUsers = users.filter((u) => u.user_id !== userId);
-      const pending = this.files.readPending(platform, true);
-      const keptPending = pending.filter((r) => r.user_id !== userId);
-      const result = {
-        approval: keptUsers.length < users.length,
-        pending: keptPending.length < pending.length,
-      };
-      if (!result.approval && !result.pending) {
-        throw new PairingError("not_found", `${userId} is neither approved nor waiting on ${platform}`);
-      }
-      if (result.approval) this.files.writeApproved(platform, keptUsers);
-      if (result.pending) this.files.writePending(platform, keptPending);
-      return result;
-    });
+    const result = await this.tables.revoke(platform, userId);
+    if (!result.approval && !result.pending) {
+      throw new PairingError("not_found", `${userId} is neither approved nor waiting on ${platform}`);
+    }
+    return result;
   }
 
   /** Waiting requests (never their codes) and approved users, of one platform or all. */
   list(platform?: string): PairingListing {
     if (platform !== undefined) checkPlatform(platform);
-    const now = this.now();
-    const platforms = platform !== undefined ? [platform] : this.files.platforms();
-    const limits = this.files.readRateLimits();
-    const listing: PairingListing = { pending: [], approved: [], pins: [], lockedUntil: {} };
-    for (const p of platforms) {
-      for (const r of this.files.readPending(p)) {
-        if (r.expires_at <= now) continue;
-        listing.pending.push({
-          platform: p,
-          userId: r.user_id,
-          ...(r.user_name ? { userName: r.user_name } : {}),
-          createdAt: r.created_at,
-          expiresAt: r.expires_at,
-          ageMs: now - r.created_at,
-        });
-      }
-      for (const u of this.files.readApproved(p)) listing.approved.push(toPaired(p, u));
-      for (const pin of this.files.readPins(p)) {
-        listing.pins.push({ platform: p, handle: pin.handle, userId: pin.user_id, pinnedAt: pin.pinned_at });
-      }
-    }
-    for (const [p, state] of Object.entries(limits.approvals)) {
-      if (platform !== undefined && p !== platform) continue;
-      if (typeof state?.locked_until === "number" && state.locked_until > now) {
-        listing.lockedUntil[p] = state.locked_until;
-      }
-    }
-    return listing;
+    const rows = this.tables.list(platform);
+    const now = rows.asOf;
+    return {
+      pending: rows.pending.map((p) => ({
+        platform: p.platform,
+        userId: p.userId,
+        ...(p.userName !== undefined ? { userName: p.userName } : {}),
+        createdAt: p.createdAt,
+        expiresAt: p.expiresAt,
+        ageMs: Math.max(0, now - p.createdAt),
+      })),
+      approved: rows.approved,
+      pins: rows.pins,
+      lockedUntil: rows.lockedUntil,
+    };
   }
 }
 
@@ -330,22 +204,9 @@ function checkPlatform(platform: string): void {
   }
 }
 
-function toPaired(platform: string, u: ApprovedRecord): PairedUser {
-  return {
-    platform,
-    userId: u.user_id,
-    ...(u.user_name ? { userName: u.user_name } : {}),
-    approvedAt: u.approved_at,
-  };
-}
-
-/** Drops reply times older than the interval, so the file does not grow with every stranger. */
-function pruneRequests(limits: RateLimitsRecord, now: number): void {
-  for (const [platform, users] of Object.entries(limits.requests)) {
-    const kept = Object.entries(users ?? {}).filter(
-      ([, at]) => typeof at === "number" && now - at < REQUEST_INTERVAL_MS,
-    );
-    if (kept.length === 0) delete limits.requests[platform];
-    else limits.requests[platform] = Object.fromEntries(kept);
-  }
+function lockedError(platform: string, remainingMs: number): PairingError {
+  return new PairingError(
+    "locked",
+    `approvals for ${platform} are locked after ${MAX_FAILED_APPROVALS} wrong codes; try again in ${Math.ceil(remainingMs / 60_000)} min`,
+  );
 }

@@ -1,7 +1,16 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { StateStoreError } from "../store.js";
+import { importLegacyPairing } from "./pairing-import.js";
 import { describeOpenError, type Row } from "./rows.js";
 import { MIGRATIONS } from "./schema.js";
+
+/**
+ * Data a migration brings in from outside state.db, run in its transaction; what it returns runs
+ * once the migration committed.
+ */
+const MIGRATION_DATA: Readonly<Record<number, (db: DatabaseSync, path: string) => () => void>> = {
+  6: importLegacyPairing,
+};
 
 /**
  * Opens state.db (WAL) and migrates it. Opening and migrating wait up to `waitMs` for another
@@ -53,11 +62,14 @@ function migrate(db: DatabaseSync, path: string): void {
     db.exec("BEGIN IMMEDIATE");
     try {
       // Another process may have migrated while this one waited for the lock.
+      let afterCommit: (() => void) | undefined;
       if (schemaVersion(db) < v) {
         db.exec(MIGRATIONS[v - 1]!);
+        afterCommit = MIGRATION_DATA[v]?.(db, path);
         db.prepare("INSERT INTO schema_version(version) VALUES (?)").run(v);
       }
       db.exec("COMMIT");
+      afterCommit?.();
     } catch (err) {
       db.exec("ROLLBACK");
       throw err;

@@ -11,6 +11,7 @@ import {
 } from "../ledger.js";
 import { redactValue } from "../redaction.js";
 import type { SqliteDatabase } from "./database.js";
+import { ROUTING_SCOPE } from "./routing.js";
 import type { Row } from "./rows.js";
 
 /** Inbound rows between two prunes of a running gateway. */
@@ -84,16 +85,18 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     });
   }
 
-  startInbound(platform: string, updateId: string, preparedText: string): Promise<void> {
+  startInbound(platform: string, updateId: string, preparedText: string, sessionId?: string): Promise<void> {
     const text = this.core.redact(preparedText);
     return this.core.write(() => {
       this.core
         .st(
           `UPDATE gateway_inbound SET status = 'processing', finished_at = NULL,
-             payload = json_set(coalesce(payload, '{}'), '$.preparedText', ?)
+             payload = json_set(coalesce(payload, '{}'), '$.preparedText', ?),
+             session_id = coalesce(?, (SELECT r.session_id FROM gateway_routing r
+               WHERE r.scope = ? AND r.session_key = gateway_inbound.session_key), session_id)
            WHERE platform = ? AND update_id = ?`,
         )
-        .run(text, platform, updateId);
+        .run(text, sessionId ?? null, ROUTING_SCOPE, platform, updateId);
     });
   }
 
@@ -137,6 +140,7 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     key: string;
     platform: string;
     sessionKey?: string;
+    sessionId?: string;
     body: LedgerOutboundBody;
   }): Promise<{ record: OutboundRecord; created: boolean }> {
     const { body } = entry;
@@ -151,15 +155,20 @@ export class SqliteDeliveryLedger implements DeliveryLedger {
     const created = await this.core.write(() => {
       const result = this.core
         .st(
-          `INSERT OR IGNORE INTO gateway_outbound(idempotency_key, platform, chat_id, thread_id, session_key, kind, body,
-             status, platform_message_ids, created_at, sent_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)`,
+          `INSERT OR IGNORE INTO gateway_outbound(idempotency_key, platform, chat_id, thread_id, session_key,
+             session_id, kind, body, status, platform_message_ids, created_at, sent_at)
+           VALUES (?, ?, ?, ?, ?,
+             coalesce(?, (SELECT session_id FROM gateway_routing WHERE scope = ? AND session_key = ?)),
+             ?, ?, ?, '[]', ?, ?)`,
         )
         .run(
           entry.key,
           entry.platform,
           body.target.chatId,
           body.target.threadId ?? null,
+          entry.sessionKey ?? null,
+          entry.sessionId ?? null,
+          ROUTING_SCOPE,
           entry.sessionKey ?? null,
           body.kind,
           stored,

@@ -2,7 +2,7 @@ import type { Route, RouteEntry, RoutingStore } from "../routing.js";
 import type { SqliteDatabase } from "./database.js";
 
 /** One gateway instance per profile: the scope column leaves room for serving several later. */
-const SCOPE = "main";
+export const ROUTING_SCOPE = "main";
 
 interface RouteRow {
   session_key: string;
@@ -20,7 +20,7 @@ export class SqliteRoutingStore implements RoutingStore {
       .st(
         "SELECT session_key, session_id, entry, updated_at FROM gateway_routing WHERE scope = ? AND session_key = ?",
       )
-      .get(SCOPE, sessionKey) as RouteRow | undefined;
+      .get(ROUTING_SCOPE, sessionKey) as RouteRow | undefined;
     return row ? toRoute(row) : undefined;
   }
 
@@ -33,13 +33,15 @@ export class SqliteRoutingStore implements RoutingStore {
            ON CONFLICT (scope, session_key) DO UPDATE SET session_id = excluded.session_id,
              entry = excluded.entry, updated_at = excluded.updated_at`,
         )
-        .run(SCOPE, sessionKey, sessionId, JSON.stringify(stored), now);
+        .run(ROUTING_SCOPE, sessionKey, sessionId, JSON.stringify(stored), now);
     });
   }
 
   delete(sessionKey: string): Promise<void> {
     return this.core.write(() => {
-      this.core.st("DELETE FROM gateway_routing WHERE scope = ? AND session_key = ?").run(SCOPE, sessionKey);
+      this.core
+        .st("DELETE FROM gateway_routing WHERE scope = ? AND session_key = ?")
+        .run(ROUTING_SCOPE, sessionKey);
     });
   }
 
@@ -48,7 +50,7 @@ export class SqliteRoutingStore implements RoutingStore {
       .st(
         "SELECT session_key, session_id, entry, updated_at FROM gateway_routing WHERE scope = ? ORDER BY updated_at DESC LIMIT ?",
       )
-      .all(SCOPE, limit) as unknown as RouteRow[];
+      .all(ROUTING_SCOPE, limit) as unknown as RouteRow[];
     return rows.map(toRoute);
   }
 }

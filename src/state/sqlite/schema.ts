@@ -209,4 +209,52 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX idx_api_continuations_session ON api_continuations(session_id);
   `,
+  // 6: DM pairing, formerly JSON files in platforms/pairing/ (imported once by pairing-import.ts, in
+  // this migration's transaction): approved users, waiting codes (salted hashes only), when each
+  // stranger last got a reply, failed approvals and lockouts, allowlist handles pinned to accounts.
+  `
+  CREATE TABLE pairing_approved (
+    platform TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    user_name TEXT,
+    approved_at INTEGER NOT NULL,
+    PRIMARY KEY (platform, user_id)
+  );
+  CREATE TABLE pairing_pending (
+    platform TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    user_name TEXT,
+    salt TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (platform, user_id)
+  );
+  CREATE TABLE pairing_requests (
+    platform TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    replied_at INTEGER NOT NULL,
+    PRIMARY KEY (platform, user_id)
+  );
+  CREATE TABLE pairing_lockouts (
+    platform TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL DEFAULT 0,
+    locked_until INTEGER
+  );
+  CREATE TABLE pairing_handles (
+    platform TEXT NOT NULL,
+    handle TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    pinned_at INTEGER NOT NULL,
+    PRIMARY KEY (platform, handle)
+  );
+  `,
+  // 7: ledger rows know their session, so deleting a session reaches its inbound payloads and
+  // outbound bodies (rows written before this carry none and age out with the retention window).
+  `
+  ALTER TABLE gateway_inbound ADD COLUMN session_id TEXT;
+  ALTER TABLE gateway_outbound ADD COLUMN session_id TEXT;
+  CREATE INDEX idx_gateway_inbound_session ON gateway_inbound(session_id);
+  CREATE INDEX idx_gateway_outbound_session ON gateway_outbound(session_id);
+  `,
 ];

@@ -24,6 +24,7 @@ import { FtsIndex } from "./fts.js";
 import { SqliteIdempotencyStore } from "./idempotency.js";
 import { SqliteDeliveryLedger } from "./ledger.js";
 import { deleteMessagesFrom, insertInnerToolCall, insertMessage } from "./message-writes.js";
+import { SqlitePairingTables } from "./pairing.js";
 import { findByPrefixOrTitle, latestSession, listSessions, messagesAround, readStats } from "./queries.js";
 import { SqliteResponseStore } from "./responses.js";
 import { SqliteRoutingStore } from "./routing.js";
@@ -70,6 +71,7 @@ export class SqliteSessionStore implements StateStore {
   readonly responses: SqliteResponseStore;
   readonly idempotency: SqliteIdempotencyStore;
   readonly continuations: SqliteContinuationStore;
+  readonly pairing: SqlitePairingTables;
 
   /** Opens (and migrates) the database. Throws StateStoreError; never deletes or rewrites a bad file. */
   constructor(
@@ -95,6 +97,7 @@ export class SqliteSessionStore implements StateStore {
     this.responses = new SqliteResponseStore(this.core);
     this.idempotency = new SqliteIdempotencyStore(this.core);
     this.continuations = new SqliteContinuationStore(this.core);
+    this.pairing = new SqlitePairingTables(this.core);
   }
 
   get schemaVersion(): number {
@@ -227,7 +230,7 @@ export class SqliteSessionStore implements StateStore {
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.core.write(() => deleteSessionRows(this.st, id), { sessionId: id });
+    return this.core.write(() => deleteSessionRows(this.st, id, this.core.now()), { sessionId: id });
   }
 
   prune(olderThan: number, opts: { source?: string } = {}): Promise<number> {
@@ -237,7 +240,7 @@ export class SqliteSessionStore implements StateStore {
           ? this.st("SELECT id FROM sessions WHERE started_at < ? AND source = ?").all(olderThan, opts.source)
           : this.st("SELECT id FROM sessions WHERE started_at < ?").all(olderThan)
       ) as Row[];
-      for (const r of ids) deleteSessionRows(this.st, String(r.id));
+      for (const r of ids) deleteSessionRows(this.st, String(r.id), this.core.now());
       return ids.length;
     });
   }

@@ -61,7 +61,7 @@ export function useGateway(): GatewayHarness {
       const launch = async (): Promise<TestGateway> => {
         const adapter = new MemoryAdapter();
         const auth = new GatewayAuth({
-          home: t.box.home,
+          pairing: t.runtime.sessions!.pairing,
           config: t.runtime.config,
           env: { MEMCHAT_ALLOWED_USERS: "u1,u2,u3", ...options.env },
         });

@@ -65,7 +65,7 @@ export function useTelegramGateway(): TelegramGatewayHarness {
       });
       const ledger = gatewayLedger(t.runtime.sessions!);
       const auth = new GatewayAuth({
-        home: t.box.home,
+        pairing: t.runtime.sessions!.pairing,
         config: t.runtime.config,
         env: o.allowed !== undefined ? { TELEGRAM_ALLOWED_USERS: o.allowed } : {},
         log,

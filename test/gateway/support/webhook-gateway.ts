@@ -70,7 +70,11 @@ export function useWebhookGateway(): WebhookGatewayHarness {
           log: (level, message, fields) => logs.push(`${level}: ${message} ${JSON.stringify(fields ?? {})}`),
         });
         const ledger = gatewayLedger(t.runtime.sessions!);
-        const auth = new GatewayAuth({ home: t.box.home, config: t.runtime.config, env: {} });
+        const auth = new GatewayAuth({
+          pairing: t.runtime.sessions!.pairing,
+          config: t.runtime.config,
+          env: {},
+        });
         const runner = new GatewayRunner({
           runtime: t.runtime,
           adapters: [adapter],
