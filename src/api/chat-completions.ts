@@ -26,6 +26,7 @@ import {
 import {
   abandonContinuation,
   type ContinuationPlan,
+  keepLiveConversation,
   planContinuation,
   recordAnswer,
   releasePlan,
@@ -118,7 +119,7 @@ async function runChat(
   request: ChatRequest,
   continued: ContinuationPlan,
 ): Promise<Answer | undefined> {
-  const setup = await runSetup(ctx, request, continued.plan, "response_format.json_schema");
+  const setup = await runSetup(ctx, r, request, continued.plan, "response_format.json_schema");
   const id = newId("chatcmpl-");
   const created = unixNow();
   const model = ctx.options.modelName;
@@ -136,6 +137,7 @@ async function runChat(
     const completion = completionOf(id, created, model, outcome, outcome.result.finalText);
     // Recorded before the answer goes out: the client's next turn may follow at once.
     await recordAnswer(ctx, r.caller, continued, request.turn, outcome.result.finalText, sessionId);
+    keepLiveConversation(ctx, sessionId, outcome.live);
     sendJson(r.res, 200, completion, headers);
     return { status: 200, headers, body: completion, sessionId };
   }
@@ -175,6 +177,7 @@ async function streamChat(
     if (request.includeUsage)
       writeSse(r.res, data({ ...chunk({}), choices: [], usage: chatUsage(outcome.result.usage) }));
     await recordAnswer(ctx, r.caller, continued, request.turn, sent, run.sessionId);
+    keepLiveConversation(ctx, run.sessionId, outcome.live);
     const completion = completionOf(meta.id, meta.created, meta.model, outcome, sent);
     answer = { status: 200, headers, body: completion, sessionId: run.sessionId };
   } else {

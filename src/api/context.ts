@@ -9,6 +9,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ResponseStore } from "../state/responses.js";
 import type { ConversationRequest } from "./conversation.js";
+import type { ConversationCache } from "./conversation-cache.js";
 import { startSse } from "./http.js";
 import type { IdempotencyGate } from "./idempotency.js";
 import { fitToProtocol } from "./model-params.js";
@@ -31,6 +32,8 @@ export interface RouteContext {
   /** Stored Responses; undefined when state.db could not be opened (storeProblem says why). */
   responses: ResponseStore | undefined;
   storeProblem: string | undefined;
+  /** Recent Responses' conversations as the callers gave them (unredacted), for previous_response_id. */
+  conversations: ConversationCache;
   log: ApiLog;
   /** Unix seconds the server started (the model's `created`). */
   startedAt: number;
@@ -48,6 +51,11 @@ export interface RouteRequest {
   raw: Buffer;
   /** Who is calling (caller.ts): idempotency keys and continued conversations are theirs alone. */
   caller: string;
+  /**
+   * The named key the request authenticated with (its runs, sessions and stored responses are
+   * user `api:<name>`'s); undefined for the owner's key (and the open routes).
+   */
+  keyName: string | undefined;
 }
 
 export type RouteHandler = (ctx: RouteContext, r: RouteRequest) => Promise<void>;
@@ -133,13 +141,14 @@ export class StreamedText {
  */
 export async function runSetup(
   ctx: RouteContext,
+  r: RouteRequest,
   request: ConversationRequest,
   plan: SessionPlan,
   formatPath: string,
 ): Promise<Omit<RunSetup, "runtime" | "toolsets">> {
   await checkSchema(request.params.responseFormat, formatPath);
   const fitted = fitToProtocol(request.params, ctx.runtime.target.apiMode);
-  return { plan, params: fitted.params, emulateFormat: fitted.emulateFormat };
+  return { plan, params: fitted.params, emulateFormat: fitted.emulateFormat, keyName: r.keyName };
 }
 
 /**

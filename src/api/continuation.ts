@@ -23,6 +23,17 @@ import type { SessionPlan } from "./runs.js";
 import { API_SOURCE } from "./sessions.js";
 
 const tipKey = (sessionId: string): string => `tip:${sessionId}`;
+/** Where a chat session's live conversation is kept in the conversation cache. */
+const liveKey = (sessionId: string): string => `session:${sessionId}`;
+
+/** Keeps a chat session's conversation as its run held it (unredacted), for the request continuing it. */
+export function keepLiveConversation(
+  ctx: RouteContext,
+  sessionId: string,
+  live: readonly ChatMessage[],
+): void {
+  ctx.conversations.set(liveKey(sessionId), live);
+}
 
 /** One message as it is hashed: what a client keeps of it, whitespace at the ends aside. */
 export function canonicalMessage(m: ChatMessage): string {
@@ -103,7 +114,8 @@ export async function planContinuation(
   if (!usable || !session) return fresh;
   const historyStart = view.length - request.history.length;
   const extra = request.history.slice(Math.max(0, hit.messageCount - historyStart));
-  return { ...fresh, plan: { kind: "continue", session, extra } };
+  const live = ctx.conversations.get(liveKey(session.id));
+  return { ...fresh, plan: { kind: "continue", session, extra, ...(live ? { live } : {}) } };
 }
 
 /**

@@ -5,9 +5,12 @@
  * their own short schedule, far shorter than an agent run), then replays its answer. An answer is
  * kept when it is final: a success or a 4xx the request itself caused. A 5xx, a 429 or a run the
  * client left is released, so the retry runs. A key reused with another body is refused (422).
+ *
+ * An answer that was produced but could not be stored (state.db locked) is parked in this
+ * process's memory under its key: the retry stores it and gets it, rather than running again.
  */
 import { createHash } from "node:crypto";
-import type { IdempotencyStore, IdempotentResponse } from "../state/idempotency.js";
+import { IDEMPOTENCY_TTL_MS, type IdempotencyStore, type IdempotentResponse } from "../state/idempotency.js";
 import { StateStoreError } from "../state/store.js";
 import type { RouteContext, RouteRequest } from "./context.js";
 import { ApiError } from "./http.js";
@@ -26,6 +29,22 @@ export interface Answer {
   /** The session the run was stored in (the record goes with it when it is deleted). */
   sessionId?: string;
 }
+
+/** An answer produced but not stored: `store` tries again (throwing ApiError while it cannot). */
+export interface ParkedAnswer {
+  answer: Answer;
+  store: () => Promise<void>;
+}
+
+interface Parked extends ParkedAnswer {
+  fingerprint: string;
+  parkedAt: number;
+  /** The retry storing it now: a second retry waits for the same attempt. */
+  storing?: Promise<void>;
+}
+
+/** Parked answers kept at most; the oldest go first past it. */
+const MAX_PARKED = 256;
 
 const MAX_KEY_CHARS = 255;
 /** How often a retry looks again at a key another process is running (ms, doubling up to the max). */
@@ -82,6 +101,8 @@ const fromStored = (s: IdempotentResponse): Answer => ({
 export class IdempotencyGate {
   /** Attempts of this process still running, by caller and key: retries wait on them directly. */
   private readonly running = new Map<string, Promise<void>>();
+  /** Answers that could not be stored, by caller and key. */
+  private readonly parked = new Map<string, Parked>();
   private fallback: MemoryIdempotencyStore | undefined;
 
   constructor(private readonly ctx: Pick<RouteContext, "runtime" | "log">) {}
@@ -119,6 +140,12 @@ export class IdempotencyGate {
     let pollMs = POLL_FIRST_MS;
     try {
       for (;;) {
+        const parked = this.parkedFor(id);
+        if (parked) {
+          await this.storeParked(r.caller, key, id, parked, fingerprint);
+          replay(fromStored(toStored(parked.answer)));
+          return;
+        }
         const claim = await this.claim(r.caller, key, fingerprint);
         switch (claim.outcome) {
           case "claimed":
@@ -128,12 +155,7 @@ export class IdempotencyGate {
             replay(fromStored(claim.record.response));
             return;
           case "mismatch":
-            throw new ApiError(
-              422,
-              "This Idempotency-Key was used with a different request; use a new key for a new request",
-              "invalid_request_error",
-              "idempotency_key_reused",
-            );
+            throw reused();
           case "running": {
             // An attempt of this process: woken when it settles. Another process's: looked at again.
             const local = this.running.get(id);
@@ -149,6 +171,53 @@ export class IdempotencyGate {
     } finally {
       r.res.off("close", onClose);
     }
+  }
+
+  /**
+   * Keeps an answer that could not be stored under the request's Idempotency-Key (none: nothing is
+   * kept), for the retry to store and receive.
+   */
+  park(r: RouteRequest, answer: ParkedAnswer): void {
+    const key = idempotencyKeyOf(r);
+    if (key === undefined) return;
+    const id = `${r.caller}\u0000${key}`;
+    this.parked.delete(id);
+    this.parked.set(id, { ...answer, fingerprint: fingerprintOf(r), parkedAt: Date.now() });
+    if (this.parked.size > MAX_PARKED) this.parked.delete(this.parked.keys().next().value as string);
+  }
+
+  private parkedFor(id: string): Parked | undefined {
+    const parked = this.parked.get(id);
+    if (parked && Date.now() - parked.parkedAt > IDEMPOTENCY_TTL_MS) this.parked.delete(id);
+    return this.parked.get(id);
+  }
+
+  /**
+   * Stores a parked answer (once, however many retries ask at the same time) and records it as the
+   * key's final answer. Throws 422 for another body under the key, and the store's ApiError while
+   * it still cannot store.
+   */
+  private async storeParked(
+    callerId: string,
+    key: string,
+    id: string,
+    parked: Parked,
+    fingerprint: string,
+  ): Promise<void> {
+    if (parked.fingerprint !== fingerprint) throw reused();
+    parked.storing ??= parked.store().finally(() => {
+      parked.storing = undefined;
+    });
+    await parked.storing;
+    if (this.parked.get(id) !== parked) return;
+    this.parked.delete(id);
+    // The first attempt's claim may still be held (its release could not be written either).
+    try {
+      await this.store().claim(callerId, key, { fingerprint });
+    } catch (err) {
+      this.ctx.log("warn", "idempotency record not written", { key, message: (err as Error).message });
+    }
+    await this.settle(callerId, key, parked.answer);
   }
 
   private async claim(callerId: string, key: string, fingerprint: string) {
@@ -201,3 +270,11 @@ export class IdempotencyGate {
     }
   }
 }
+
+const reused = (): ApiError =>
+  new ApiError(
+    422,
+    "This Idempotency-Key was used with a different request; use a new key for a new request",
+    "invalid_request_error",
+    "idempotency_key_reused",
+  );

@@ -63,6 +63,11 @@ export class ResponseEvents {
     this.emit("response.failed", { response });
   }
 
+  /** An `error` event (OpenAI's clients raise it as an APIError): after `failed`, for a failure the client must notice. */
+  error(err: { code: string | null; message: string }): void {
+    this.emit("error", { code: err.code, message: err.message, param: null });
+  }
+
   private open(): void {
     if (this.opened) return;
     this.opened = true;

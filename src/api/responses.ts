@@ -7,6 +7,7 @@
  */
 import type { AgentEvent } from "../agent/events.js";
 import type { ChatMessage } from "../llm/types.js";
+import type { StoredResponse } from "../state/responses.js";
 import { checkToolResults } from "./checks.js";
 import {
   answered,
@@ -29,11 +30,13 @@ import {
   releasePlan,
 } from "./continuation.js";
 import { ApiError, sendJson, startSse, writeSse } from "./http.js";
-import type { Answer } from "./idempotency.js";
+import { type Answer, idempotencyKeyOf } from "./idempotency.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./responses-request.js";
 import { messageItem, ResponseEvents, replayResponseEvents } from "./responses-stream.js";
 import { runError } from "./run-errors.js";
+import { jitteredRetryMs, retryAfterHeaders } from "./run-queue.js";
 import type { RunOutcome, SessionPlan } from "./runs.js";
+import { ownedBy } from "./sessions.js";
 
 type ResponseStatus = "in_progress" | "completed" | "incomplete" | "failed";
 
@@ -101,11 +104,10 @@ const formatJson = (request: ResponsesRequest): Record<string, unknown> => {
  * the session the run goes to (the previous response's own, when it is still that session's tip).
  */
 function continueFrom(ctx: RouteContext, r: RouteRequest, request: ResponsesRequest): Continued {
-  let earlier: ChatMessage[] = [];
+  let earlier: readonly ChatMessage[] = [];
   let previous: { sessionId: string | null; conversationLength: number } | undefined;
   if (request.previousResponseId) {
-    const store = storeOf(ctx);
-    const stored = store.get(request.previousResponseId);
+    const stored = ownStoredResponse(ctx, r, request.previousResponseId);
     if (!stored)
       throw new ApiError(
         404,
@@ -114,7 +116,8 @@ function continueFrom(ctx: RouteContext, r: RouteRequest, request: ResponsesRequ
         "previous_response_not_found",
         "previous_response_id",
       );
-    earlier = stored.conversation;
+    // As the caller gave it while this process keeps it; else the stored, redacted copy.
+    earlier = ctx.conversations.get(stored.id) ?? stored.conversation;
     previous = { sessionId: stored.sessionId, conversationLength: stored.conversation.length };
   }
   const history = [...earlier, ...request.history];
@@ -123,6 +126,15 @@ function continueFrom(ctx: RouteContext, r: RouteRequest, request: ResponsesRequ
   );
   const plan = planResponsesContinuation(ctx, r.caller, previous, request.history);
   return { request: { ...request, history }, plan };
+}
+
+/** A stored response of the key the request came with; another key's is as good as absent. */
+function ownStoredResponse(ctx: RouteContext, r: RouteRequest, id: string): StoredResponse | undefined {
+  const stored = storeOf(ctx).get(id);
+  if (!stored) return undefined;
+  const session = stored.sessionId ? ctx.runtime.sessions?.getSession(stored.sessionId) : undefined;
+  const owned = session ? ownedBy(session, r.keyName) : r.keyName === undefined;
+  return owned ? stored : undefined;
 }
 
 function storeOf(ctx: RouteContext) {
@@ -137,19 +149,21 @@ function storeOf(ctx: RouteContext) {
 }
 
 /**
- * Stores the finished response. A storage failure is logged and the answer still goes out, saying
- * `store: false` so the client knows it cannot be retrieved or continued.
+ * Stores the finished response (with `store: true`), and keeps its conversation as given for the
+ * next request to continue. A response that cannot be stored is not sent as if it were: this
+ * throws a 503 (`store_locked`, Retry-After) saying the answer was produced but not stored.
  */
 async function save(
   ctx: RouteContext,
+  r: RouteRequest,
   s: ResponseShape,
   outcome: RunOutcome,
   response: Record<string, unknown>,
   sessionId: string,
 ): Promise<void> {
-  if (!s.request.store || !ctx.responses) return;
+  if (!s.request.store) return;
   try {
-    await ctx.responses.save(
+    await storeOf(ctx).save(
       {
         id: s.id,
         previousResponseId: s.request.previousResponseId ?? null,
@@ -161,14 +175,29 @@ async function save(
       },
       ctx.options.maxStoredResponses,
     );
+    ctx.conversations.set(s.id, outcome.conversation);
   } catch (err) {
-    response.store = false;
+    if (err instanceof ApiError) throw err;
     ctx.log("warn", "api response not stored", { id: s.id, message: (err as Error).message });
+    const retry =
+      idempotencyKeyOf(r) !== undefined
+        ? "retry with the same Idempotency-Key to receive it without running it again"
+        : "send an Idempotency-Key to have a retry receive it instead of running the request again";
+    throw new ApiError(
+      503,
+      `The answer was produced but could not be stored (${(err as Error).message}); ${retry}.`,
+      "service_unavailable",
+      "store_locked",
+      null,
+      retryAfterHeaders(jitteredRetryMs()),
+    );
   }
 }
 
 export async function handleCreateResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {
   const parsed = parseResponsesRequest(r.body);
+  // A response to be stored where nothing can be stored would be lost: refused before it runs.
+  if (parsed.store) storeOf(ctx);
   await ctx.idempotency.run(
     r,
     async () => {
@@ -194,7 +223,7 @@ async function answerResponse(
   r: RouteRequest,
   { request, plan }: Continued,
 ): Promise<Answer | undefined> {
-  const setup = await runSetup(ctx, request, plan, "text.format");
+  const setup = await runSetup(ctx, r, request, plan, "text.format");
   const shape: ResponseShape = {
     id: newId("resp_"),
     createdAt: unixNow(),
@@ -211,11 +240,28 @@ async function answerResponse(
       [messageItem(itemId, text, "completed")],
       outcome,
     );
-  /** Stores the answered response and marks it its session's latest state. */
-  const keep = async (outcome: RunOutcome, response: Record<string, unknown>, sessionId: string) => {
-    await save(ctx, shape, outcome, response, sessionId);
-    if (response.store === true)
-      await recordResponseTip(ctx, r.caller, plan, sessionId, outcome.conversation.length);
+  /**
+   * Stores the answered response and marks it its session's latest state; throws a 503 when it
+   * could not be stored, after leaving the answer with the Idempotency-Key (if any) so a retry
+   * stores and gets it without running the agent again.
+   */
+  const keep = async (outcome: RunOutcome, answer: Answer & { body: Record<string, unknown> }) => {
+    const sessionId = answer.sessionId ?? null;
+    const store = async (): Promise<void> => {
+      await save(ctx, r, shape, outcome, answer.body, answer.sessionId!);
+      if (request.store && sessionId)
+        await recordResponseTip(ctx, r.caller, plan, sessionId, outcome.conversation.length);
+    };
+    try {
+      await store();
+    } catch (err) {
+      if (err instanceof ApiError) {
+        ctx.idempotency.park(r, { answer, store });
+        // The session holds a turn whose response nobody can continue yet.
+        await abandonContinuation(ctx, r.caller, plan);
+      }
+      throw err;
+    }
   };
 
   if (!request.stream) {
@@ -226,9 +272,10 @@ async function answerResponse(
       return undefined;
     }
     const response = finished(done.outcome, done.outcome.result.finalText);
-    await keep(done.outcome, response, done.sessionId);
+    const answer = { status: 200, headers: done.headers, body: response, sessionId: done.sessionId };
+    await keep(done.outcome, answer);
     sendJson(r.res, 200, response, done.headers);
-    return { status: 200, headers: done.headers, body: response, sessionId: done.sessionId };
+    return answer;
   }
 
   const events = new ResponseEvents(r.res, itemId);
@@ -253,9 +300,18 @@ async function answerResponse(
     if (!text.all.trim()) events.delta(outcome.result.finalText);
     const full = text.all.trim() ? text.all : outcome.result.finalText;
     const response = finished(outcome, full);
-    await keep(outcome, response, run.sessionId);
-    events.finished(full, response);
-    answer = { status: 200, headers, body: response, sessionId: run.sessionId };
+    const done = { status: 200, headers, body: response, sessionId: run.sessionId };
+    try {
+      await keep(outcome, done);
+      events.finished(full, response);
+      answer = done;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      // Not stored, so not completed: the stream ends as a failed response, and an error.
+      events.failed(responseObject(shape, "failed", [], outcome, err));
+      events.error(err);
+      answer = { status: err.status, headers: err.headers, body: err.body(), sessionId: run.sessionId };
+    }
   } else {
     const error = runError(outcome, headers);
     events.failed(responseObject(shape, "failed", [], outcome, error));
@@ -266,14 +322,15 @@ async function answerResponse(
 }
 
 export async function handleGetResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {
-  const stored = storeOf(ctx).get(r.params[0]!);
+  const stored = ownStoredResponse(ctx, r, r.params[0]!);
   if (!stored) throw notFound(r.params[0]!);
   sendJson(r.res, 200, stored.response, stored.sessionId ? { [SESSION_HEADER]: stored.sessionId } : {});
 }
 
 export async function handleDeleteResponse(ctx: RouteContext, r: RouteRequest): Promise<void> {
   const id = r.params[0]!;
-  if (!(await storeOf(ctx).delete(id))) throw notFound(id);
+  if (!ownStoredResponse(ctx, r, id) || !(await storeOf(ctx).delete(id))) throw notFound(id);
+  ctx.conversations.delete(id);
   sendJson(r.res, 200, { id, object: "response.deleted", deleted: true });
 }
 

@@ -17,6 +17,7 @@ import {
 } from "../llm/types.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SessionRecord, SessionStore } from "../state/store.js";
+import { API_USER_PLATFORM } from "./caller.js";
 import { answerOpenToolCalls, applyInstructions, type ConversationRequest } from "./conversation.js";
 import { ApiError } from "./http.js";
 import { checkAnswer, formatInstruction, repairRequest } from "./response-format.js";
@@ -31,6 +32,8 @@ export interface RunOutcome {
   stopReason: StopReason | undefined;
   /** The conversation after the run, as the caller sent it (no instructions) plus what the agent added. */
   conversation: ChatMessage[];
+  /** The agent's conversation after the run (no system prompt), as it held it: unredacted. */
+  live: ChatMessage[];
   /** The answer failed the requested response format even after a repair turn: why. */
   formatProblem?: string;
 }
@@ -39,8 +42,12 @@ export interface RunOutcome {
 export type SessionPlan =
   /** A new session holding the request's history (copied in batches) and this turn. */
   | { kind: "new" }
-  /** A stored session the request's history extends: `extra` messages first, then this turn. */
-  | { kind: "continue"; session: SessionRecord; extra: ChatMessage[] };
+  /**
+   * A stored session the request's history extends: `extra` messages first, then this turn. `live`
+   * is the session's conversation as the last run held it (tool messages and all, unredacted),
+   * while this process keeps it; without it the run starts from the request's own history.
+   */
+  | { kind: "continue"; session: SessionRecord; extra: ChatMessage[]; live?: readonly ChatMessage[] };
 
 /** Messages (and bytes) written per transaction when a long history is copied into a session. */
 const COPY_BATCH_MESSAGES = 32;
@@ -79,6 +86,8 @@ export interface RunSetup {
   emulateFormat: boolean;
   /** The settings sent to the model (the format left out when emulated). */
   params: RequestParams;
+  /** The named key the request came with: the run works as user `api:<name>`; undefined: the owner. */
+  keyName: string | undefined;
 }
 
 /** One request's agent. */
@@ -110,6 +119,7 @@ export class ApiRun {
         run?.produced.push(e.message);
       onEvent(e);
     };
+    const user = setup.keyName === undefined ? undefined : { userId: setup.keyName };
     const base = {
       platform: "api_server",
       source: API_SOURCE,
@@ -117,9 +127,15 @@ export class ApiRun {
       // The answer waits for background delegations; no review keeps working after the request.
       awaitBackground: true,
       learn: false,
+      // A named key's runs work in its own folder, memory and processes, and its sessions are its own.
+      ...(user ? { owner: user, ownerPlatform: API_USER_PLATFORM } : {}),
     };
     const store = runtime.sessions;
-    const history = answerOpenToolCalls(applyInstructions(request).history);
+    // The conversation as the caller gave it: the model gets this, the store a redacted copy.
+    const history =
+      plan.kind === "continue" && plan.live
+        ? [...plan.live, ...answerOpenToolCalls(plan.extra)]
+        : answerOpenToolCalls(applyInstructions(request).history);
     let resume: SessionRecord | undefined;
     if (store && plan.kind === "continue") {
       if (plan.extra.length > 0) await appendInBatches(store, plan.session.id, plan.extra);
@@ -130,11 +146,12 @@ export class ApiRun {
         source: API_SOURCE,
         model: runtime.target.model,
         provider: runtime.target.provider,
-        cwd: runtime.scopeOf().workdir,
+        cwd: runtime.scopeOf(user && { platform: API_USER_PLATFORM, userId: user.userId }).workdir,
+        ...(user ? { userId: user.userId } : {}),
       });
       await appendInBatches(store, resume.id, history);
     }
-    const agent = runtime.newAgent(listener, resume ? { ...base, resume } : { ...base, history });
+    const agent = runtime.newAgent(listener, resume ? { ...base, resume, history } : { ...base, history });
     run = new ApiRun(agent, request, setup, resume !== undefined && !resume.systemPrompt);
     return run;
   }
@@ -184,6 +201,7 @@ export class ApiRun {
           { role: "user", content: this.request.turn },
           ...this.produced,
         ],
+        live: this.agent.messages.filter((m) => m.role !== "system"),
         ...(formatProblem ? { formatProblem } : {}),
       };
     } finally {

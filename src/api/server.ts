@@ -8,8 +8,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Runtime } from "../runtime/runtime.js";
 import { StateStoreError } from "../state/store.js";
-import { callerIdOf, keyFingerprint } from "./caller.js";
+import { type ApiPrincipal, callerIdOf, namedPrincipal, ownerPrincipal } from "./caller.js";
 import type { ApiLog, RouteContext } from "./context.js";
+import { ConversationCache } from "./conversation-cache.js";
 import { ApiError, readJsonBody, sendError, sendJson } from "./http.js";
 import { IdempotencyGate } from "./idempotency.js";
 import { matchRoute } from "./routes.js";
@@ -38,11 +39,21 @@ const ANSWER_AFTER_STOP_MS = 2_000;
 
 const digest = (s: string): Buffer => createHash("sha256").update(s).digest();
 
-/** Constant-time check of `Authorization: Bearer <key>`. */
-function authorized(req: IncomingMessage, key: Buffer): boolean {
+/** A key the server accepts, as its digest (compared in constant time), and who it stands for. */
+interface KnownKey {
+  digest: Buffer;
+  principal: ApiPrincipal;
+}
+
+/** Who `Authorization: Bearer <key>` authenticates, or undefined. Every known key is compared. */
+function authenticate(req: IncomingMessage, keys: readonly KnownKey[]): ApiPrincipal | undefined {
   const header = req.headers.authorization ?? "";
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return m !== null && timingSafeEqual(digest(m[1]!.trim()), key);
+  if (m === null) return undefined;
+  const sent = digest(m[1]!.trim());
+  let found: ApiPrincipal | undefined;
+  for (const k of keys) if (timingSafeEqual(sent, k.digest)) found ??= k.principal;
+  return found;
 }
 
 /** Adds CORS headers for an allowed origin; false when the request's origin is not allowed. */
@@ -60,9 +71,11 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
   const { runtime, options } = deps;
   const log: ApiLog = deps.log ?? ((level, message, fields) => runtime.logger[level](message, fields));
   const runs = new RunPool(runtime, options);
-  const keyPrint = keyFingerprint(options.key);
   const gate = new TurnGate();
-  const key = digest(options.key);
+  const keys: KnownKey[] = [
+    { digest: digest(options.key), principal: ownerPrincipal(options.key) },
+    ...options.keys.map((k) => ({ digest: digest(k.key), principal: namedPrincipal(k.name) })),
+  ];
   let lastError: string | undefined;
   let address: { host: string; port: number; url: string } | undefined;
   let stopping: Promise<void> | undefined;
@@ -73,6 +86,7 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
     idempotency: new IdempotencyGate({ runtime, log }),
     responses: undefined,
     storeProblem: undefined,
+    conversations: new ConversationCache(),
     log,
     startedAt: Math.floor(Date.now() / 1000),
   };
@@ -97,7 +111,8 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
       return;
     }
     const found = matchRoute(url.pathname);
-    if (!found?.route.open && !authorized(req, key))
+    const principal = authenticate(req, keys);
+    if (!found?.route.open && !principal)
       throw new ApiError(
         401,
         "Missing or wrong API key: send it as 'Authorization: Bearer <API_SERVER_KEY>'",
@@ -124,8 +139,9 @@ export function createApiServer(deps: ApiServerDeps): ApiServer {
       method === "POST" ? await readJsonBody(req, options.maxBodyBytes) : { value: {}, raw: NO_BODY };
     // Runs start one per event-loop turn (see TurnGate).
     if (method === "POST") await gate.enter();
-    const caller = callerIdOf(keyPrint, body);
-    await handler(ctx, { req, res, url, params: found.params, body, raw, caller });
+    const who = principal ?? ownerPrincipal(options.key);
+    const caller = callerIdOf(who, body);
+    await handler(ctx, { req, res, url, params: found.params, body, raw, caller, keyName: who.keyName });
   }
 
   /** Requests being handled: a stop lets them send what their stopped runs end in. */

@@ -1,6 +1,7 @@
 /**
  * /api/sessions: the state.db sessions API runs created (source `api_server`), newest first; one
- * with its messages; deleting one. Sessions of other front ends are not visible here.
+ * with its messages; deleting one. Each key sees only its own sessions; sessions of other front
+ * ends are not visible here.
  */
 import type { SessionRecord, SessionStore, StoredMessage } from "../state/store.js";
 import type { RouteContext, RouteRequest } from "./context.js";
@@ -54,9 +55,27 @@ const sessionJson = (s: SessionRecord) => ({
 
 const messageJson = (m: StoredMessage) => ({ seq: m.seq, created_at: m.createdAt, ...m.message });
 
-function apiSession(ctx: RouteContext, id: string): SessionRecord {
+/**
+ * Whether a stored session belongs to the key a request came with: a named key's sessions carry
+ * its name as their user, the owner key's carry none. Another key's session is as good as absent.
+ */
+export const ownedBy = (session: SessionRecord, keyName: string | undefined): boolean =>
+  session.source === API_SOURCE && session.userId === keyName;
+
+/** The newest `want` API sessions of a key. */
+function sessionsOf(store: SessionStore, keyName: string | undefined, want: number): SessionRecord[] {
+  if (keyName !== undefined) return store.listSessions({ source: API_SOURCE, userId: keyName, limit: want });
+  // The owner's are the ones without a user: read further back until enough are found.
+  for (let limit = want; ; limit *= 2) {
+    const rows = store.listSessions({ source: API_SOURCE, limit });
+    const own = rows.filter((s) => s.userId === undefined);
+    if (own.length >= want || rows.length < limit) return own.slice(0, want);
+  }
+}
+
+function apiSession(ctx: RouteContext, r: RouteRequest, id: string): SessionRecord {
   const session = storeOf(ctx).getSession(id);
-  if (!session || session.source !== API_SOURCE)
+  if (!session || !ownedBy(session, r.keyName))
     throw new ApiError(
       404,
       `No API session with id ${JSON.stringify(id)}`,
@@ -70,7 +89,7 @@ export async function handleListSessions(ctx: RouteContext, r: RouteRequest): Pr
   const limit = intParam(r.url, "limit", 20, 1, MAX_LIMIT);
   const offset = intParam(r.url, "offset", 0, 0, 1_000_000);
   // The store pages from the newest; one more row than asked says whether there are more.
-  const rows = storeOf(ctx).listSessions({ source: API_SOURCE, limit: offset + limit + 1 });
+  const rows = sessionsOf(storeOf(ctx), r.keyName, offset + limit + 1);
   const page = rows.slice(offset, offset + limit);
   sendJson(r.res, 200, {
     object: "list",
@@ -82,13 +101,13 @@ export async function handleListSessions(ctx: RouteContext, r: RouteRequest): Pr
 }
 
 export async function handleGetSession(ctx: RouteContext, r: RouteRequest): Promise<void> {
-  const session = apiSession(ctx, r.params[0]!);
+  const session = apiSession(ctx, r, r.params[0]!);
   const messages = storeOf(ctx).loadMessages(session.id);
   sendJson(r.res, 200, { ...sessionJson(session), messages: messages.map(messageJson) });
 }
 
 export async function handleDeleteSession(ctx: RouteContext, r: RouteRequest): Promise<void> {
-  const session = apiSession(ctx, r.params[0]!);
+  const session = apiSession(ctx, r, r.params[0]!);
   if (ctx.runs.liveSessionIds().has(session.id))
     throw new ApiError(
       409,

@@ -17,8 +17,10 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  /** The bearer key every request but /health must carry. */
+  /** The owner's bearer key: requests with it work for the profile's owner. */
   key: string;
+  /** Named keys (`platforms.api_server.keys`): each one's requests work as user `api:<name>`. */
+  keys: NamedKey[];
   /** Origins answered with CORS headers ("*" for any); empty: none. */
   corsOrigins: string[];
   /** The one model id clients see. */
@@ -33,6 +35,12 @@ export interface ApiServerOptions {
   maxBodyBytes: number;
   /** Toolsets of every API conversation. */
   toolsets: string[];
+}
+
+/** A named bearer key: its requests get a scope of their own (user `api:<name>`). */
+export interface NamedKey {
+  name: string;
+  key: string;
 }
 
 /** The server cannot start with these settings; the message says what to set. */
@@ -99,6 +107,63 @@ function seconds(value: unknown, fallback: number, where: string): number {
   return value;
 }
 
+/** A key name is a folder name under HERMES_HOME/users/api/: letters, digits, `.`, `_`, `-`. */
+const KEY_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * `platforms.api_server.keys`: a mapping name → key, or a list of {name, key}; a key written
+ * `env:VAR` is read from that variable. Throws ApiSetupError naming the entry that is wrong.
+ */
+export function namedKeysOf(
+  value: unknown,
+  env: (name: string) => string | undefined,
+  ownerKey: string,
+): NamedKey[] {
+  const where = "platforms.api_server.keys";
+  if (value === undefined || value === null) return [];
+  let entries: Array<[unknown, unknown]>;
+  if (Array.isArray(value))
+    entries = value.map((item, i) => {
+      if (!isRecord(item))
+        throw new ApiSetupError(
+          `${where} item ${i + 1} must be a mapping like {name: alice, key: env:ALICE_KEY}`,
+        );
+      return [item.name, item.key];
+    });
+  else if (isRecord(value)) entries = Object.entries(value);
+  else throw new ApiSetupError(`${where} must be a mapping of name: key, or a list of {name, key}`);
+  const seenNames = new Set<string>();
+  const seenKeys = new Set<string>([ownerKey]);
+  return entries.map(([rawName, rawKey]) => {
+    const name = typeof rawName === "string" ? rawName.trim() : "";
+    if (!KEY_NAME.test(name))
+      throw new ApiSetupError(
+        `${where}: ${JSON.stringify(rawName)} is not a usable key name (letters, digits, ".", "_" and "-", at most 64)`,
+      );
+    if (seenNames.has(name))
+      throw new ApiSetupError(`${where}: the name ${JSON.stringify(name)} is given twice`);
+    seenNames.add(name);
+    const written = typeof rawKey === "string" ? rawKey.trim() : "";
+    const variable = written.startsWith("env:") ? written.slice(4).trim() : undefined;
+    const key = variable !== undefined ? (env(variable) ?? "") : written;
+    if (!key)
+      throw new ApiSetupError(
+        variable !== undefined
+          ? `${where}.${name}: the variable ${variable} is not set`
+          : `${where}.${name} has no key`,
+      );
+    if (key.length < MIN_KEY_LENGTH)
+      throw new ApiSetupError(
+        `${where}.${name} is ${key.length} characters long; use at least ${MIN_KEY_LENGTH} ` +
+          "(for example the output of `openssl rand -hex 24`).",
+      );
+    if (seenKeys.has(key))
+      throw new ApiSetupError(`${where}.${name} is the same key as another one: every key must be its own`);
+    seenKeys.add(key);
+    return { name, key };
+  });
+}
+
 /** Merges settings, environment and flags; throws ApiSetupError when there is no usable key. */
 export function resolveApiOptions(o: ResolveOptions): ApiServerOptions {
   const base = o.settings;
@@ -134,6 +199,7 @@ export function resolveApiOptions(o: ResolveOptions): ApiServerOptions {
     host: host || "127.0.0.1",
     port,
     key,
+    keys: namedKeysOf(s.keys, env, key),
     corsOrigins: stringList(env("API_SERVER_CORS_ORIGINS")) ?? stringList(s.cors_origins) ?? [],
     modelName: modelName || "hermes-agent",
     maxConcurrentRuns: positiveInt(s.max_concurrent_runs, 10, "platforms.api_server.max_concurrent_runs"),

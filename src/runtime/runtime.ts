@@ -84,13 +84,19 @@ export interface NewAgentOptions {
   yolo?: boolean;
   /** Toolsets of this conversation instead of the runtime's (a platform's `platform_toolsets`). */
   toolsets?: readonly string[];
-  /** Earlier turns this conversation starts from (an API request's messages; no system message). */
+  /**
+   * Earlier turns this conversation starts from (an API request's messages; no system message).
+   * With `resume`: the conversation held in memory instead of the stored one, which is a redacted
+   * copy of what the caller sent (the caller has stored it).
+   */
   history?: readonly ChatMessage[];
   /**
    * Who the session belongs to (gateway chats): stored with it; its session_search sees only this
    * user's sessions, and it works in the user's scope (folder, memory, processes; see user-scope.ts).
    */
   owner?: SessionOwner;
+  /** The platform the owner's scope is kept under when not the session's (the API server's named keys: "api"). */
+  ownerPlatform?: string;
   /** Told when a background process or delegation left a notice for the model (see Agent.pendingNotices). */
   onNotice?: () => void;
 }
@@ -306,14 +312,20 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     const { resume, branch } = o;
     const sessionPlatform = o.platform ?? platform;
     const history =
-      resume && sessions ? repairHistory(sessions.loadMessages(resume.id).map((m) => m.message)) : undefined;
+      resume && o.history
+        ? o.history.filter((m) => m.role !== "system")
+        : resume && sessions
+          ? repairHistory(sessions.loadMessages(resume.id).map((m) => m.message))
+          : undefined;
     const lineage = resume && sessions ? storedLineage(sessions, resume.id) : undefined;
     const branchSystem = branch?.messages[0]?.role === "system" ? branch.messages[0].content : undefined;
     let entry: LiveSession | undefined;
     let learn: AgentEventListener | undefined;
     const selectOwn = o.toolsets ? selectorFor(o.toolsets) : selectTools;
     const source = o.source ?? sessionPlatform;
-    const scope = scopes.of(o.owner ? { platform: sessionPlatform, userId: o.owner.userId } : undefined);
+    const scope = scopes.of(
+      o.owner ? { platform: o.ownerPlatform ?? sessionPlatform, userId: o.owner.userId } : undefined,
+    );
     // A chat's user searches only their own sessions on that platform.
     const ownSearch =
       o.owner && sessions ? sessionSearchService(sessions, { source, userId: o.owner.userId }) : search;
