@@ -82,6 +82,11 @@ export interface ApiServerSettings {
   port: number;
   /** Bearer key clients must send (API_SERVER_KEY); at least 16 characters. */
   key: string;
+  /**
+   * More keys, each for one user of its own (`api:<name>`: folder, memory, processes, sessions):
+   * a mapping name → key or a list of {name, key}; `env:VAR` reads a key from the environment.
+   */
+  keys: Record<string, string> | Array<{ name: string; key: string }>;
   /** Runs at once; more wait in a queue (queue_timeout), then get 429 with retry-after. */
   max_concurrent_runs: number;
   /** Seconds a request waits for a run slot before its 429. */
@@ -170,6 +175,7 @@ export const GATEWAY_DEFAULTS: GatewayConfig = {
       host: "127.0.0.1",
       port: 8642,
       key: "",
+      keys: {},
       max_concurrent_runs: 10,
       queue_timeout: 30,
       max_queued_runs: 100,
