@@ -5,7 +5,6 @@
 
 import { AUXILIARY_TASKS, HOOK_NAMES } from "./config-defaults.js";
 import { isRecord } from "./is-record.js";
-import { isRecord } from "./is-record.js";
 
 /** Returns a message for the user (what is allowed) or undefined when the value is fine. */
 export type Rule = (value: unknown) => string | undefined;
@@ -123,7 +122,6 @@ export const CONFIG_RULES: Record<string, Rule> = {
   "platforms.api_server.queue_timeout": numberAtLeast(0),
   "platforms.api_server.max_queued_runs": intAtLeast(1),
   "platforms.api_server.keys": apiKeysRule,
-  "platforms.api_server.keys": apiKeysRule,
   "platforms.webhook.port": intAtLeast(0),
   "approvals.gateway_timeout": numberAbove(0),
   "model.provider": oneOf(...PROVIDERS),
@@ -231,17 +229,6 @@ function hookEntriesRule(value: unknown): string | undefined {
 function apiKeysRule(value: unknown): string | undefined {
   const usage = "must be a mapping of name: key, or a list of {name, key}";
   if (Array.isArray(value))
-    return value.every((item) => isRecord(item) && typeof item.name === "string" && typeof item.key === "string")
-      ? undefined
-      : usage;
-  if (isRecord(value)) return Object.values(value).every((k) => typeof k === "string") ? undefined : usage;
-  return usage;
-}
-
-/** `platforms.api_server.keys`: name → key, or a list of {name, key}. */
-function apiKeysRule(value: unknown): string | undefined {
-  const usage = "must be a mapping of name: key, or a list of {name, key}";
-  if (Array.isArray(value))
     return value.every(
       (item) => isRecord(item) && typeof item.name === "string" && typeof item.key === "string",
     )
@@ -253,7 +240,6 @@ function apiKeysRule(value: unknown): string | undefined {
 
 /** Keys whose value may have a different type than the default (checked by their rule instead). */
 export const FREE_TYPED_KEYS = new Set([
-  "platforms.api_server.keys",
   "platforms.api_server.keys",
   "agent.tool_use_enforcement",
   "tools.tool_search.enabled",
