@@ -1,11 +1,11 @@
 /**
- * Who a session works for. The CLI, cron and the API server work for the profile's owner: the
- * front end's folder, the profile's memory, the processes no chat user owns. Each chat user of the
- * gateway gets a scope of their own (gateway.user_workdirs, workdir_root, shared_memory,
- * admin_users): a working folder of their own (HERMES_HOME/users/<platform>/<user id>/work unless
- * workdir_root says), MEMORY.md and USER.md beside it, and the background processes of their
- * sessions. A user's folder is a separate starting point, not a
- * sandbox: commands still run as the same operating-system user.
+ * Who a session works for. The CLI, cron and the API server's owner key work for the profile's
+ * owner: the front end's folder, the profile's memory, the processes no chat user owns. Each chat
+ * user of the gateway, and each named key of the API server (user `api:<name>`), gets a scope of
+ * their own (gateway.user_workdirs, workdir_root, shared_memory, admin_users): a working folder of
+ * their own (HERMES_HOME/users/<platform>/<user id>/work unless workdir_root says), MEMORY.md and
+ * USER.md beside it, and the background processes of their sessions. A user's folder is a
+ * separate starting point, not a sandbox: commands still run as the same operating-system user.
  */
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
