@@ -3,9 +3,9 @@
  * `<file>.lock` is created with O_EXCL and holds "<pid> <random token>". A lock whose owner died is
  * taken over, so a crash never blocks the other processes for good.
  *
- * Two ways to wait for it: `lockFileSync` sleeps the thread (for holders that keep it well under a
- * millisecond and callers that cannot be async), `lockFile` waits on timers and never blocks the
- * event loop.
+ * Three ways to take it: `lockFile` waits on timers and never blocks the event loop (what every
+ * path a server reaches uses), `tryLockFile` takes it only if it is free now, and `lockFileSync`
+ * sleeps the thread (only for one-shot CLI commands, which have no event loop to keep free).
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -52,6 +52,14 @@ export function lockFileSync(lock: string, opts: FileLockOptions = {}): ReleaseL
     if (release) return release;
     Atomics.wait(sleeper, 0, 0, waiter.nextPause());
   }
+}
+
+/**
+ * Takes `lock` if it is free now (a stale one is taken over), never waiting: undefined when another
+ * process holds it. Throws FileLockError when the lock file cannot be created at all.
+ */
+export function tryLockFile(lock: string): ReleaseLock | undefined {
+  return new Waiter(lock, { timeoutMs: Number.POSITIVE_INFINITY }).attempt();
 }
 
 /** Takes `lock`, waiting on timers between attempts; rejects with FileLockError after the timeout. */

@@ -102,15 +102,17 @@ async function applySkill(
   else out.notes.push(r.error);
 }
 
-function applyMemories(
+async function applyMemories(
   memories: ReadonlyArray<{ target: MemoryTarget; content: string }>,
   opts: ReviewOptions,
   out: ReviewOutcome,
-): void {
+): Promise<void> {
   if (!opts.memory) return;
   for (const m of memories.slice(0, MAX_MEMORIES)) {
     if (!opts.memory.enabled(m.target)) continue;
-    const r = opts.memory.apply(m.target, [{ action: "add", content: m.content.slice(0, MAX_MEMORY_CHARS) }]);
+    const r = await opts.memory.apply(m.target, [
+      { action: "add", content: m.content.slice(0, MAX_MEMORY_CHARS) },
+    ]);
     if (r.ok) out.memories++;
     else if (r.error) out.notes.push(r.error);
   }
@@ -149,7 +151,7 @@ export async function reviewTurn(turn: readonly ChatMessage[], opts: ReviewOptio
       return out;
     }
     await applySkill(proposal.skill, used, opts, out);
-    applyMemories(proposal.memory, opts, out);
+    await applyMemories(proposal.memory, opts, out);
     const status = statusLine(out);
     if (status) out.status = status;
   } catch (err) {

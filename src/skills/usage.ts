@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { lockFileSync } from "../core/file-lock.js";
+import { lockFile, lockFileSync, type ReleaseLock, tryLockFile } from "../core/file-lock.js";
 import { writeFileAtomic } from "../core/fs.js";
 import { skillsDir } from "./paths.js";
 
@@ -51,15 +51,46 @@ export function readUsage(home: string): UsageMap {
   }
 }
 
-/** Read-modify-write under the lock; `change` edits the map in place. */
+const LOCK_WAIT_MS = 2000;
+
+/** Read-modify-write under the lock, waiting for it (one-shot CLI commands: the curator). */
 export function updateUsage(home: string, change: (usage: UsageMap) => void): void {
   const path = usagePath(home);
   mkdirSync(dirname(path), { recursive: true });
-  const release = lockFileSync(`${path}.lock`, { timeoutMs: 2000 });
+  changeLocked(home, lockFileSync(`${path}.lock`, { timeoutMs: LOCK_WAIT_MS }), change);
+}
+
+/**
+ * updateUsage for the paths a running agent takes: now when the lock is free, else once another
+ * process releases it, waiting on timers (never on the event loop). Failures are dropped.
+ */
+function updateUsageSoon(home: string, change: (usage: UsageMap) => void): void {
+  const path = usagePath(home);
+  mkdirSync(dirname(path), { recursive: true });
+  const release = tryLockFile(`${path}.lock`);
+  if (release) {
+    changeLocked(home, release, change);
+    return;
+  }
+  lockFile(`${path}.lock`, { timeoutMs: LOCK_WAIT_MS }).then(
+    (later) => {
+      try {
+        changeLocked(home, later, change);
+      } catch {
+        // Tracking never fails what it records.
+      }
+    },
+    () => {
+      // Held past the wait: this one record is lost.
+    },
+  );
+}
+
+function changeLocked(home: string, release: ReleaseLock, change: (usage: UsageMap) => void): void {
   try {
     const usage = readUsage(home);
     change(usage);
-    writeFileAtomic(path, `${JSON.stringify(usage, null, 2)}\n`);
+    writeFileAtomic(usagePath(home), `${JSON.stringify(usage, null, 2)}\n`);
   } finally {
     release();
   }
@@ -77,7 +108,7 @@ export function lastActivity(entry: UsageEntry | undefined): number | undefined 
 /** Records one event. Never throws (a read-only home or a held lock only loses the record). */
 export function recordSkillUse(home: string, name: string, event: UsageEvent, now: Date = new Date()): void {
   try {
-    updateUsage(home, (usage) => {
+    updateUsageSoon(home, (usage) => {
       const at = now.toISOString();
       if (event === "delete") {
         delete usage[name];

@@ -191,8 +191,8 @@ export interface MemoryService {
   enabled(target: MemoryTarget): boolean;
   read(target: MemoryTarget): string[];
   limit(target: MemoryTarget): number;
-  /** All operations or none. */
-  apply(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryWriteResult;
+  /** All operations or none; resolves once written (never waits on the event loop for a lock). */
+  apply(target: MemoryTarget, operations: readonly MemoryOperation[]): Promise<MemoryWriteResult>;
 }
 
 export type TodoStatus = "pending" | "in_progress" | "completed" | "cancelled";

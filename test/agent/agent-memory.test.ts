@@ -71,7 +71,7 @@ describe("agent memory, todo and clarify wiring", () => {
     const first = await agent.prepareSession();
     expect(first.systemPrompt).toContain("Deploys go through CI");
     expect(first.layers?.at(-1)?.name).toBe("memory");
-    agent.memory!.apply("memory", [{ action: "add", content: "New fact" }]);
+    await agent.memory!.apply("memory", [{ action: "add", content: "New fact" }]);
     const again = await agent.prepareSession();
     expect(again.systemPrompt).toBe(first.systemPrompt);
     expect(again.systemPrompt).not.toContain("New fact");

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lockFile } from "../../core/file-lock.js";
 import { writeFileAtomic } from "../../core/fs.js";
 import type { MemoryOperation, MemoryService, MemoryTarget, MemoryWriteResult } from "../../tools/context.js";
 import { scanForInjection } from "../prompt/injection.js";
@@ -34,38 +35,8 @@ export const joinEntries = (entries: readonly string[]): string => entries.join(
 
 class OpError extends Error {}
 
+/** How long a write waits for another process's lock on the file (on timers). */
 const LOCK_WAIT_MS = 3000;
-const LOCK_STALE_MS = 10_000;
-
-/**
- * Runs `fn` holding `<path>.lock` (created exclusively), so two Hermes processes sharing a home do
- * not lose each other's writes. A lock older than 10 s is taken as left by a crash and removed.
- */
-function withFileLock<T>(path: string, fn: () => T): T {
-  const lock = `${path}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      closeSync(openSync(lock, "wx", 0o600));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
-      } catch {
-        // Removed by its owner meanwhile: retry.
-      }
-      if (Date.now() > deadline) throw new Error(`memory file is locked by another process (${lock})`);
-      Atomics.wait(pause, 0, 0, 25);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    rmSync(lock, { force: true });
-  }
-}
 
 /**
  * The built-in memory: two small files of `§`-separated entries. Writes go to disk at once; the
@@ -97,14 +68,24 @@ export class MemoryStore implements MemoryService, MemoryProvider {
     return parseEntries(readFileSync(p, "utf8"));
   }
 
-  /** Applies every operation to a copy; the file is written only if all succeed and fit the limit. */
-  apply(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryWriteResult {
+  /**
+   * Applies every operation to a copy; the file is written only if all succeed and fit the limit.
+   * Holds `<file>.lock` meanwhile, so two Hermes processes sharing a home never lose each other's
+   * writes; waiting for it (another process's write) happens on timers, never on the event loop.
+   * Rejects with FileLockError when the lock stayed taken for LOCK_WAIT_MS.
+   */
+  async apply(target: MemoryTarget, operations: readonly MemoryOperation[]): Promise<MemoryWriteResult> {
     if (!this.enabled(target)) {
       return { ok: false, error: `The ${target} store is disabled in config (memory.*_enabled).` };
     }
     if (operations.length === 0) return { ok: false, error: "No operations given." };
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
-    return withFileLock(this.path(target), () => this.applyLocked(target, operations));
+    const release = await lockFile(`${this.path(target)}.lock`, { timeoutMs: LOCK_WAIT_MS });
+    try {
+      return this.applyLocked(target, operations);
+    } finally {
+      release();
+    }
   }
 
   private applyLocked(target: MemoryTarget, operations: readonly MemoryOperation[]): MemoryWriteResult {

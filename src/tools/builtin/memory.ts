@@ -43,7 +43,7 @@ function toOperation(raw: unknown): MemoryOperation | string {
   return { action, content: str(o.content), old_text: str(o.old_text) };
 }
 
-export function memoryTool(args: Record<string, unknown>, ctx: ToolContext): string {
+export async function memoryTool(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const store = ctx.memory;
   if (!store) return toolError("Memory is not available in this session.");
   const target = args.target;
@@ -66,7 +66,7 @@ export function memoryTool(args: Record<string, unknown>, ctx: ToolContext): str
     const entries = store.read(t);
     return toolResult({ target: t, entries, used: entries.join("\n§\n").length, limit: store.limit(t) });
   }
-  const r = store.apply(t, ops);
+  const r = await store.apply(t, ops);
   if (!r.ok) {
     return toolError(r.error ?? "Memory update failed.", {
       ...(r.entries ? { current_entries: r.entries } : {}),

@@ -1,0 +1,43 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+const FILE_LOCK = fileURLToPath(new URL("../../src/core/file-lock.ts", import.meta.url));
+
+/** Another process holding a Hermes lock file; `release()` makes it let go and exit. */
+export interface LockHolder {
+  release(): Promise<void>;
+}
+
+/**
+ * Starts a second Node process that takes `lock` through core/file-lock.ts (as another Hermes
+ * process would) and holds it until released. Resolves once the lock is held.
+ */
+export async function holdLockInAnotherProcess(lock: string): Promise<LockHolder> {
+  const script = `
+    const { lockFileSync } = await import(${JSON.stringify(FILE_LOCK)});
+    const release = lockFileSync(${JSON.stringify(lock)});
+    process.stdout.write("held\\n");
+    process.stdin.once("data", () => { release(); process.exit(0); });
+  `;
+  const child: ChildProcess = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.setEncoding("utf8");
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: string) => {
+      out += chunk;
+      if (out.includes("held")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`lock holder exited early (${code})`)));
+  });
+  return {
+    release: async () => {
+      if (child.exitCode !== null) return;
+      const exited = once(child, "exit");
+      child.stdin!.write("go\n");
+      await exited;
+    },
+  };
+}
