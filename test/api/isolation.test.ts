@@ -6,30 +6,17 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { text } from "../runtime/support.js";
 import { apiServerUrl, type CliRun, cleanEnv, sandbox, startHermes } from "../support/cli.js";
 import { openaiConfig, toolMessagesOf } from "../support/e2e.js";
-import type { FakeLlm, ScriptedTurn } from "../support/fake-llm.js";
+import type { FakeLlm } from "../support/fake-llm.js";
 import { isAlive } from "../tools/helpers.js";
-import { KEY, useApiServer } from "./support.js";
+import { KEY, toolCall, useApiServer, useLeftoverProcesses } from "./support.js";
 
 const api = useApiServer();
-const leftovers: number[] = [];
-
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
-
-const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
-  toolCalls: [{ name, arguments: args }],
-});
+const leftovers = useLeftoverProcesses();
+const call = toolCall;
 
 /** The JSON tool results the model received in the fake's latest request. */
 const latestResults = (fake: FakeLlm): Record<string, unknown>[] =>

@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ApiSetupError, namedKeysOf } from "../../src/api/settings.js";
 import { parseConfigText } from "../../src/core/config.js";
 import { scriptPerRequest, type TestRuntime, terminal, text } from "../runtime/support.js";
 import { messagesOf, toolMessagesOf } from "../support/e2e.js";
-import type { FakeLlm, RecordedRequest, ScriptedTurn } from "../support/fake-llm.js";
+import type { FakeLlm, RecordedRequest } from "../support/fake-llm.js";
 import { isAlive } from "../tools/helpers.js";
-import { type ApiHarness, KEY, useApiServer } from "./support.js";
+import { type ApiHarness, KEY, toolCall, useApiServer, useLeftoverProcesses } from "./support.js";
 
 /**
  * Several people on one API server, each with a named key (`platforms.api_server.keys`): each one
@@ -21,21 +21,8 @@ const BOB_KEY = "bob-key-0123456789abcdef-bob";
 const KEYS_YAML = `platforms:\n  api_server:\n    keys:\n      alice: ${ALICE_KEY}\n      bob: ${BOB_KEY}\n`;
 
 const api = useApiServer();
-const leftovers: number[] = [];
-
-afterEach(() => {
-  for (const pid of leftovers.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-});
-
-const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
-  toolCalls: [{ name, arguments: args }],
-});
+const leftovers = useLeftoverProcesses();
+const call = toolCall;
 
 const clientFor = (t: ApiHarness, key: string): OpenAI =>
   new OpenAI({ apiKey: key, baseURL: `${t.url}/v1`, maxRetries: 0 });

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConversationCache } from "../../src/api/conversation-cache.js";
 import { messagesOf } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/fake-llm.js";
+import { stateDbBytes } from "../support/state-bytes.js";
 import { useApiServer } from "./support.js";
 
 /**
@@ -15,17 +15,6 @@ import { useApiServer } from "./support.js";
 const SECRET = ["sk", "proj", "Vb3Nq8Lw1Rz6Tk4Hy9Mc2Xd7Fp5Gs0Ja"].join("-");
 
 const api = useApiServer();
-
-/** Every byte of state.db and its WAL, as text. */
-function rawBytes(path: string): string {
-  let text = readFileSync(path).toString("latin1");
-  try {
-    text += readFileSync(`${path}-wal`).toString("latin1");
-  } catch {
-    // No WAL left.
-  }
-  return text;
-}
 
 const sentText = (r: RecordedRequest): string => JSON.stringify(messagesOf(r));
 
@@ -59,7 +48,7 @@ describe("the live conversation of API requests", () => {
     const store = t.runtime.sessions!;
     await store.flush(5_000);
     expect(store.listSessions({ source: "api_server" })).toHaveLength(1);
-    expect(rawBytes(store.path)).not.toContain(SECRET.slice(-12));
+    expect(stateDbBytes(store.path)).not.toContain(SECRET.slice(-12));
   });
 
   it("the first turn of a Responses chain reaches the model unredacted through previous_response_id", async () => {
@@ -81,7 +70,7 @@ describe("the live conversation of API requests", () => {
 
     const store = t.runtime.sessions!;
     await store.flush(5_000);
-    expect(rawBytes(store.path)).not.toContain(SECRET.slice(-12));
+    expect(stateDbBytes(store.path)).not.toContain(SECRET.slice(-12));
   });
 });
 

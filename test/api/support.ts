@@ -7,7 +7,7 @@ import { type ApiServerOptions, resolveApiOptions } from "../../src/api/settings
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { type TestRuntime, useRuntime } from "../runtime/support.js";
 import { sandbox } from "../support/cli.js";
-import type { FakeLlm } from "../support/fake-llm.js";
+import type { FakeLlm, ScriptedTurn } from "../support/fake-llm.js";
 
 export const KEY = "test-api-key-0123456789abcdef";
 
@@ -109,4 +109,27 @@ export async function eventually(check: () => boolean, what: string, timeoutMs =
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A scripted turn calling one tool. */
+export const toolCall = (name: string, args: Record<string, unknown>): ScriptedTurn => ({
+  toolCalls: [{ name, arguments: args }],
+});
+
+/**
+ * Process groups the test's background jobs started: killed after each test, whatever it left
+ * (push a job's pid as soon as it is known).
+ */
+export function useLeftoverProcesses(): number[] {
+  const leftovers: number[] = [];
+  afterEach(() => {
+    for (const pid of leftovers.splice(0)) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  });
+  return leftovers;
 }
