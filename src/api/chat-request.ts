@@ -3,10 +3,10 @@
  * The messages are the whole conversation; the last one must be the user's turn. Client-side
  * `tools` are ignored: Hermes runs its own tools on the server.
  */
+import { isRecord } from "../core/is-record.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 import {
   checkToolResults,
-  isRecord,
   oneOf,
   optionalBoolean,
   optionalString,

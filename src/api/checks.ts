@@ -2,11 +2,10 @@
  * Small body checks that name the field at fault (`messages[2].role must be one of ...`), shared by
  * the chat completions and Responses parsers.
  */
+
+import { isRecord } from "../core/is-record.js";
 import type { ChatMessage, ToolCall } from "../llm/types.js";
 import { invalidField } from "./http.js";
-
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function optionalString(body: Record<string, unknown>, key: string, path = key): string | undefined {
   const v = body[key];

@@ -7,9 +7,11 @@
  * none; `response_format` where the protocol has none is asked for in words and checked (see
  * response-format.ts). Fields the server does not know are ignored.
  */
+
+import { isRecord } from "../core/is-record.js";
 import { unsupportedParams } from "../llm/request-params.js";
 import type { ApiMode, RequestParams, ResponseFormat } from "../llm/types.js";
-import { isRecord, typeName } from "./checks.js";
+import { typeName } from "./checks.js";
 import { ApiError, invalidField } from "./http.js";
 
 function numberIn(body: Record<string, unknown>, key: string, min: number, max: number, path = key) {

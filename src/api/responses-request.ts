@@ -3,9 +3,11 @@
  * items), `instructions`, `previous_response_id`, `store`, `stream`. The last input item must be
  * the user's message: it is the turn to run.
  */
+
+import { isRecord } from "../core/is-record.js";
 import type { ChatMessage, ContentPart } from "../llm/types.js";
 import { turnText } from "./chat-request.js";
-import { isRecord, oneOf, optionalBoolean, optionalString, typeName } from "./checks.js";
+import { oneOf, optionalBoolean, optionalString, typeName } from "./checks.js";
 import type { ConversationRequest } from "./conversation.js";
 import { invalidField } from "./http.js";
 import { responsesParams } from "./model-params.js";

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
+import { isRecord } from "../core/is-record.js";
 
 /** Shortest bearer key accepted: a guessable key on an agent that runs shell commands is no key. */
 export const MIN_KEY_LENGTH = 16;
@@ -62,9 +63,6 @@ export interface ResolveOptions {
   /** --host / --port of `hermes api serve`. */
   overrides?: { host?: string; port?: number };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 const stringList = (v: unknown): string[] | undefined => {
   if (typeof v === "string")
