@@ -146,11 +146,7 @@ describe("memory store", () => {
       (r) => order.push(r.success ? "written" : `failed: ${String(r.error)}`),
       (err: Error) => order.push(`failed: ${err.message}`),
     );
-    // Set after the write started: it fires first only if the write left the event loop free.
-    setTimeout(() => {
-      order.push("timer");
-      void holder.release();
-    }, 0);
+    holder.releaseFromTimer(order);
     await write;
     expect(order).toEqual(["timer", "written"]);
     expect(s.read("memory")).toEqual(["written after the wait"]);

@@ -267,11 +267,7 @@ describe("CredentialPool across processes", () => {
     pool.markExhausted("a", { status: 429, message: "slow down" });
     expect(picks(pool, 1)).toEqual(["b"]);
     const written = pool.flush().then(() => order.push("written"));
-    // Set after the writes started: it fires first only if they left the event loop free.
-    setTimeout(() => {
-      order.push("timer");
-      void holder.release();
-    }, 0);
+    holder.releaseFromTimer(order);
     await written;
     expect(order).toEqual(["timer", "written"]);
     const [a, b] = read();

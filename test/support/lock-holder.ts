@@ -7,6 +7,11 @@ const FILE_LOCK = fileURLToPath(new URL("../../src/core/file-lock.ts", import.me
 /** Another process holding a Hermes lock file; `release()` makes it let go and exit. */
 export interface LockHolder {
   release(): Promise<void>;
+  /**
+   * Sets a timer that notes "timer" in `order` and then releases the lock. Called right after the
+   * operation under test started: "timer" comes first only if that operation left the event loop free.
+   */
+  releaseFromTimer(order: string[]): void;
 }
 
 /**
@@ -32,12 +37,19 @@ export async function holdLockInAnotherProcess(lock: string): Promise<LockHolder
     });
     child.once("exit", (code) => reject(new Error(`lock holder exited early (${code})`)));
   });
+  const release = async (): Promise<void> => {
+    if (child.exitCode !== null) return;
+    const exited = once(child, "exit");
+    child.stdin!.write("go\n");
+    await exited;
+  };
   return {
-    release: async () => {
-      if (child.exitCode !== null) return;
-      const exited = once(child, "exit");
-      child.stdin!.write("go\n");
-      await exited;
+    release,
+    releaseFromTimer: (order) => {
+      setTimeout(() => {
+        order.push("timer");
+        void release();
+      }, 0);
     },
   };
 }
