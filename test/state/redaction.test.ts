@@ -6,6 +6,7 @@ import { redactJsonText, redactMessage } from "../../src/state/redaction.js";
 import { SqliteSessionStore } from "../../src/state/sqlite/store.js";
 import { redactSecrets } from "../../src/tools/redact.js";
 import { useRuntime } from "../runtime/support.js";
+import { stateDbBytes } from "../support/state-bytes.js";
 import { tempDir } from "../support/temp.js";
 
 /**
@@ -16,17 +17,6 @@ import { tempDir } from "../support/temp.js";
 // Built from parts so no key-shaped literal sits in the source.
 const KEY = ["sk", "proj", "Zq7Rw2Lk9Xv4Nb8Tc3Hs6Jd1Fg5Mp0Ya"].join("-");
 const KEY_TAIL = KEY.slice(-12);
-
-/** Every byte of state.db and its WAL, as text. */
-function rawBytes(path: string): string {
-  let text = readFileSync(path).toString("latin1");
-  try {
-    text += readFileSync(`${path}-wal`).toString("latin1");
-  } catch {
-    // No WAL left.
-  }
-  return text;
-}
 
 function ftsHits(path: string, word: string): number {
   const db = new DatabaseSync(path, { readOnly: true });
@@ -86,7 +76,7 @@ describe("redaction at the persistence boundary", () => {
 
     const path = store.path;
     await t.runtime.dispose();
-    expect(rawBytes(path)).not.toContain(KEY_TAIL);
+    expect(stateDbBytes(path)).not.toContain(KEY_TAIL);
   });
 
   it("log lines are redacted by the runtime's logger, and stay JSON", async () => {
@@ -177,7 +167,7 @@ describe("redaction at the persistence boundary", () => {
     // A value is hidden for the key it sits under, as in a tool result's JSON.
     expect(saved?.response.metadata).toEqual({ password: expect.stringMatching(/^\[REDACTED/) });
     await store.close();
-    expect(rawBytes(path)).not.toContain(KEY_TAIL);
+    expect(stateDbBytes(path)).not.toContain(KEY_TAIL);
   });
 
   it("JSON stays JSON, objects are copied, and thinking changed by redaction loses its signature", () => {

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
+import { isRecord } from "../../core/is-record.js";
 
 const PLATFORM_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const FILE_NAME = /^(.+)-(pending|approved|handles)\.json$/;
@@ -14,7 +15,6 @@ const RATE_LIMITS = "_rate_limits.json";
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
@@ -58,7 +58,7 @@ export function importLegacyPairing(db: DatabaseSync, dbPath: string): () => voi
 function readJson(path: string): Json | undefined {
   try {
     const data: unknown = JSON.parse(readFileSync(path, "utf8"));
-    return isObject(data) ? data : undefined;
+    return isRecord(data) ? data : undefined;
   } catch {
     return undefined;
   }
@@ -66,7 +66,7 @@ function readJson(path: string): Json | undefined {
 
 function rows(data: Json, key: string): Json[] {
   const list = data[key];
-  return Array.isArray(list) ? list.filter(isObject) : [];
+  return Array.isArray(list) ? list.filter(isRecord) : [];
 }
 
 function importApproved(db: DatabaseSync, platform: string, data: Json): void {
@@ -107,8 +107,8 @@ function importRateLimits(db: DatabaseSync, data: Json): void {
   const request = db.prepare(
     "INSERT OR IGNORE INTO pairing_requests (platform, user_id, replied_at) VALUES (?, ?, ?)",
   );
-  for (const [platform, users] of Object.entries(isObject(data.requests) ? data.requests : {})) {
-    if (!PLATFORM_NAME.test(platform) || !isObject(users)) continue;
+  for (const [platform, users] of Object.entries(isRecord(data.requests) ? data.requests : {})) {
+    if (!PLATFORM_NAME.test(platform) || !isRecord(users)) continue;
     for (const [userId, at] of Object.entries(users)) {
       const when = num(at);
       if (when !== null) request.run(platform, userId, when);
@@ -117,8 +117,8 @@ function importRateLimits(db: DatabaseSync, data: Json): void {
   const lockout = db.prepare(
     "INSERT OR IGNORE INTO pairing_lockouts (platform, failures, locked_until) VALUES (?, ?, ?)",
   );
-  for (const [platform, state] of Object.entries(isObject(data.approvals) ? data.approvals : {})) {
-    if (!PLATFORM_NAME.test(platform) || !isObject(state)) continue;
+  for (const [platform, state] of Object.entries(isRecord(data.approvals) ? data.approvals : {})) {
+    if (!PLATFORM_NAME.test(platform) || !isRecord(state)) continue;
     lockout.run(platform, num(state.failures) ?? 0, num(state.locked_until));
   }
 }
