@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ADDED_CLOSE, splitMessage } from "../../src/runtime/delivery/split.js";
-
-/** A small seeded generator, so a failing case can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../support/prng.js";
 
 const WORDS = [
   "alpha",
@@ -166,7 +155,7 @@ describe("splitMessage", () => {
   });
 
   it("a 40 000-character answer with several code blocks: every chunk fits, renders alone, and rejoins", () => {
-    const rand = rng(40_000);
+    const rand = seededRandom(40_000);
     let text = "";
     let block = 0;
     while (text.length < 40_000) {
@@ -189,7 +178,7 @@ describe("splitMessage", () => {
   });
 
   it("property: random long inputs at random limits fit, render alone and rejoin exactly", () => {
-    const rand = rng(7);
+    const rand = seededRandom(7);
     for (let run = 0; run < 300; run++) {
       const length = 1 + Math.floor(rand() * 12_000);
       const limit = rand() < 0.7 ? 16 + Math.floor(rand() * 600) : 1000 + Math.floor(rand() * 3100);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { stripMemoryContext } from "../../../src/agent/memory/fence.js";
 import { StreamingContextScrubber } from "../../../src/agent/memory/scrubber.js";
+import { seededRandom } from "../../support/prng.js";
 
 /** Feeds `chunks` through one scrubber; returns what each feed released and the flush. */
 function run(chunks: readonly string[]): { outputs: string[]; flushed: string; text: string } {
@@ -66,18 +67,6 @@ describe("StreamingContextScrubber", () => {
     expect(s.feed("visible again")).toBe("visible again");
   });
 });
-
-/** mulberry32: a small seeded PRNG, so a failing seed reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const OPENERS = ["<memory-context>", "<MEMORY-CONTEXT>", "< memory-context >", "<\n memory-Context\t>"];
 const CLOSERS = ["</memory-context>", "</ Memory-Context >", "<\t/\nmemory-context>", "< / MEMORY-context>"];
@@ -157,7 +146,7 @@ function randomChunks(rand: () => number, text: string): string[] {
 describe("StreamingContextScrubber fuzz", () => {
   it("agrees with the one-shot strip for any chunking and never leaks a span", () => {
     for (let seed = 1; seed <= 4000; seed++) {
-      const rand = prng(seed);
+      const rand = seededRandom(seed);
       const { text, visible } = sample(rand);
       const chunks = randomChunks(rand, text);
       const out = run(chunks).text;
