@@ -4,10 +4,11 @@
 // and the server's RSS sampled every 250 ms: peak, and a curve per 100 conversations that should be
 // flat after warm-up (checked: the run fails when RSS at the end is over 10 % above the half-way
 // point; the server runs under its default heap budget, gateway.max_heap_mb). One in ten requests streams. BENCH_CONVERSATIONS and BENCH_IN_FLIGHT change
-// the load; BENCH_NODE_OPTIONS is passed to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// the load; BENCH_NODE_OPTIONS is passed to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// BENCH_EXTRA_YAML is appended to its config.yaml (e.g. "security:\n  redact_secrets: false\n").
 import { readFileSync } from "node:fs";
 import { startFakeLlm } from "../test/support/fake-llm.ts";
-import { curveChart, fmt, reportFlatAfterWarmUp, startApiServe } from "./lib.mjs";
+import { cpuSecondsOf, curveChart, fmt, reportFlatAfterWarmUp, startApiServe } from "./lib.mjs";
 
 const TOTAL = Number(process.env.BENCH_CONVERSATIONS ?? 1000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 100);
@@ -27,7 +28,8 @@ const {
   stop,
 } = await startApiServe(
   `model:\n  provider: custom\n  base_url: ${fake.openaiBaseUrl}\n  default: bench\n` +
-    `platforms:\n  api_server:\n    max_concurrent_runs: ${IN_FLIGHT}\n`,
+    `platforms:\n  api_server:\n    max_concurrent_runs: ${IN_FLIGHT}\n` +
+    (process.env.BENCH_EXTRA_YAML ?? ""),
   {
     key: KEY,
     env: process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {},
@@ -42,6 +44,7 @@ const rssMb = () => {
     return Number.NaN;
   }
 };
+const cpuAtStart = cpuSecondsOf(server.pid);
 let finished = 0;
 let peak = 0;
 const curve = [];
@@ -110,6 +113,7 @@ const wall = (performance.now() - started) / 1000;
 clearInterval(sampler);
 curve[Math.floor(finished / 100)] ??= rssMb();
 peak = Math.max(peak, rssMb());
+const cpuUsed = cpuSecondsOf(server.pid) - cpuAtStart;
 
 const code = await stop();
 await fake.close();
@@ -123,7 +127,9 @@ console.log(`  answers: ${matched} matched, ${mixed} mixed up, ${lost} lost; ser
 console.log(
   `  latency p50 ${fmt(pct(50), 0)} ms, p99 ${fmt(pct(99), 0)} ms   throughput ${fmt(TOTAL / wall, 0)} conversations/s`,
 );
-console.log(`  server peak RSS ${fmt(peak)} MB (sampled every 250 ms)`);
+console.log(
+  `  server peak RSS ${fmt(peak)} MB (sampled every 250 ms); CPU ${fmt(cpuUsed)} s, ${fmt((cpuUsed * 1000) / TOTAL)} ms per conversation`,
+);
 console.log(
   `  RSS per 100 conversations (MB): ${curve
     .map((v, i) => (v === undefined ? undefined : `${i * 100}:${fmt(v, 0)}`))

@@ -140,7 +140,8 @@ export function curveChart(labels, values, width = 48) {
 /**
  * Starts `hermes api serve --port 0` (the built binary) in a fresh HERMES_HOME holding `config`
  * (config.yaml); resolves once it listens with its url, the child and `stop()` (SIGTERM, waits for
- * the exit, removes the home). `env` adds variables (NODE_OPTIONS for a profile, ...).
+ * the exit, removes the home unless BENCH_KEEP_HOME=1, which prints where it is). `env` adds
+ * variables (NODE_OPTIONS for a profile, ...).
  */
 export async function startApiServe(config, { key, env = {}, prefix = "hermes-bench-api-" }) {
   const { root, home, work } = benchFolders(config, prefix);
@@ -172,8 +173,19 @@ export async function startApiServe(config, { key, env = {}, prefix = "hermes-be
   const stop = async () => {
     child.kill("SIGTERM");
     const code = await new Promise((resolve) => child.once("exit", resolve));
-    rmSync(root, { recursive: true, force: true });
+    if (process.env.BENCH_KEEP_HOME === "1") console.log(`  HERMES_HOME kept: ${home}`);
+    else rmSync(root, { recursive: true, force: true });
     return code;
   };
   return { url, child, stop };
+}
+
+/** User + system CPU seconds a process has used so far (/proc/<pid>/stat, 100 ticks a second on Linux). */
+export function cpuSecondsOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }

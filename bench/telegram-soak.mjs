@@ -13,7 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BIN, curveChart, fmt, reportFlatAfterWarmUp } from "./lib.mjs";
+import { BIN, cpuSecondsOf, curveChart, fmt, reportFlatAfterWarmUp } from "./lib.mjs";
 
 // The fake Bot API is TypeScript with parameter properties and ".js" imports of its siblings: run
 // again with Node's type transform and the test hook that maps those imports to the ".ts" files.
@@ -158,15 +158,7 @@ const rssMb = () => {
     return Number.NaN;
   }
 };
-/** User + system CPU seconds of the gateway so far (/proc/<pid>/stat, 100 ticks a second on Linux). */
-const cpuSeconds = () => {
-  try {
-    const fields = readFileSync(`/proc/${gateway.pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-};
+const cpuSeconds = () => cpuSecondsOf(gateway.pid);
 const cpuAtStart = cpuSeconds();
 if (FAULTS) {
   tg.fail("sendMessage", { status: 500, times: 15 });

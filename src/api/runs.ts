@@ -53,6 +53,15 @@ export type SessionPlan =
 const COPY_BATCH_MESSAGES = 32;
 const COPY_BATCH_CHARS = 128 * 1024;
 
+/** A history small enough to be written in one transaction with the session. */
+function fitsOneBatch(messages: readonly ChatMessage[]): boolean {
+  if (messages.length > COPY_BATCH_MESSAGES) return false;
+  let chars = 0;
+  for (const m of messages)
+    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content ?? "").length;
+  return chars < COPY_BATCH_CHARS;
+}
+
 /**
  * Appends `messages` to a session in small transactions, giving the event loop a turn after each:
  * a client's first request may carry thousands of earlier messages.
@@ -140,7 +149,9 @@ export class ApiRun {
     if (store && plan.kind === "continue") {
       if (plan.extra.length > 0) await appendInBatches(store, plan.session.id, plan.extra);
       resume = plan.session;
-    } else if (store && history.length > 0) {
+    } else if (store && !fitsOneBatch(history)) {
+      // A long history goes in first, in batches; a short one is stored with the run's own
+      // session (the recorder writes it in one go, system prompt included).
       resume = store.createSession({
         id: newSessionId(),
         source: API_SOURCE,

@@ -160,6 +160,7 @@ export class SecretRedactor {
   private readonly files = new Map<string, FileSecrets>();
   private env: { at: number; secrets: Secret[] } | undefined;
   private compiled: { key: string; re: RegExp | undefined; names: Map<string, string> } | undefined;
+  private checkedThisRun = false;
 
   constructor(private readonly opts: RedactorOptions) {}
 
@@ -218,8 +219,17 @@ export class SecretRedactor {
     return secrets;
   }
 
-  /** One alternation of all known values, longest first; rebuilt only when the set changes. */
+  /**
+   * One alternation of all known values, longest first; rebuilt only when the set changes. Looked
+   * up once per synchronous run: a stored turn redacts many strings in one go, and the sources
+   * cannot be seen to change in between (the next run stats them again).
+   */
   private knownPattern(): { re: RegExp | undefined; names: Map<string, string> } {
+    if (this.compiled && this.checkedThisRun) return this.compiled;
+    this.checkedThisRun = true;
+    queueMicrotask(() => {
+      this.checkedThisRun = false;
+    });
     const names = new Map<string, string>();
     for (const s of this.knownSecrets()) {
       // Tool results are mostly JSON: a value with quotes or backslashes appears escaped there.
