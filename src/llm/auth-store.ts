@@ -4,15 +4,13 @@
  * core/file-lock.ts) so two processes never interleave updates; writes go to a temp file that is renamed
  * over the original, so readers without the lock never see a half-written file. The file is 0600.
  *
- * The lock is held for well under a millisecond. Paths a server reaches (the credential pool during
- * a request) never wait for it on the event loop: `tryUpdateAuthStore` takes it only when it is
- * free and `updateAuthStoreAsync` waits on timers; the waiting `updateAuthStore` is for one-shot
- * CLI commands (`hermes auth`).
+ * Synchronous on purpose: the lock is held for well under a millisecond, and a synchronous store
+ * lets the provider router answer "which key now?" without turning every caller async.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileLockError, lockFile, lockFileSync, type ReleaseLock, tryLockFile } from "../core/file-lock.js";
+import { FileLockError, lockFileSync, type ReleaseLock } from "../core/file-lock.js";
 import { isRecord } from "../core/is-record.js";
 
 /** One pooled credential as stored in auth.json. Times are ISO-8601 strings (readable by people). */
@@ -90,39 +88,6 @@ export function updateAuthStore<T>(file: string, update: (store: AuthStore) => T
   } catch (err) {
     throw err instanceof FileLockError ? new AuthStoreError(err.message) : err;
   }
-  return updateLocked(file, release, update);
-}
-
-/**
- * updateAuthStore when the lock is free this instant; undefined (nothing read or written) when
- * another process holds it. Never waits.
- */
-export function tryUpdateAuthStore<T>(
-  file: string,
-  update: (store: AuthStore) => T,
-): { value: T } | undefined {
-  let release: ReleaseLock | undefined;
-  try {
-    release = tryLockFile(`${file}.lock`);
-  } catch (err) {
-    throw err instanceof FileLockError ? new AuthStoreError(err.message) : err;
-  }
-  return release ? { value: updateLocked(file, release, update) } : undefined;
-}
-
-/** updateAuthStore that waits for the lock on timers, never on the event loop. */
-export async function updateAuthStoreAsync<T>(file: string, update: (store: AuthStore) => T): Promise<T> {
-  let release: ReleaseLock;
-  try {
-    release = await lockFile(`${file}.lock`, { timeoutMs: LOCK_TIMEOUT_MS });
-  } catch (err) {
-    throw err instanceof FileLockError ? new AuthStoreError(err.message) : err;
-  }
-  return updateLocked(file, release, update);
-}
-
-/** Read, update, write back when changed, release: the caller holds the lock. */
-function updateLocked<T>(file: string, release: ReleaseLock, update: (store: AuthStore) => T): T {
   try {
     const store = readAuthStore(file);
     const before = JSON.stringify(store);

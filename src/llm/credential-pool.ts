@@ -1,9 +1,8 @@
 /**
  * Several API keys for one provider, shared through auth.json by every Hermes process (seed 004
  * §5). A key that fails with 401/403/402/429 is marked exhausted for a while and the next one is
- * used. Every select and mark re-reads auth.json under its lock (or, while another process holds
- * it, reads it lock-free and writes the change once the lock is free), so a key another process
- * just benched is never handed out again. With no pooled keys the provider's usual key (environment or
+ * used. Every select and mark re-reads auth.json under its lock, so a key another process just
+ * benched is never handed out again. With no pooled keys the provider's usual key (environment or
  * config) is the one implicit entry, so single-key users need no auth.json at all.
  */
 import { randomBytes } from "node:crypto";
@@ -13,8 +12,7 @@ import {
   AuthStoreError,
   type PoolEntry,
   readAuthStore,
-  tryUpdateAuthStore,
-  updateAuthStoreAsync,
+  updateAuthStore,
 } from "./auth-store.js";
 import { parseTimestamp } from "./reset-time.js";
 
@@ -79,8 +77,6 @@ export class CredentialPool {
   private readonly localExhausted = new Map<string, number>();
   private seenSignature = "";
   private warned = false;
-  /** Writes waiting for another process to release auth.json's lock. */
-  private readonly deferred = new Set<Promise<void>>();
 
   constructor(opts: CredentialPoolOptions) {
     this.opts = opts;
@@ -91,7 +87,7 @@ export class CredentialPool {
 
   /** Entries as stored (or the implicit one), freshly read. */
   entries(): PoolEntry[] {
-    return this.withEntries((list) => list.map((e) => ({ ...e })));
+    return this.withEntries(false, (list) => list.map((e) => ({ ...e })));
   }
 
   /**
@@ -100,27 +96,23 @@ export class CredentialPool {
    * leave the session with no key at all. Undefined only for an empty pool.
    */
   select(): PooledKey | undefined {
-    const now = this.now();
-    const picked = this.writeEntries(
-      (list) => {
-        if (list.length === 0) return undefined;
-        const available = list.filter((e) => this.availableAt(e) <= now);
-        const entry =
-          available.length > 0
-            ? this.pick(available)
-            : [...list].sort((a, b) => this.availableAt(a) - this.availableAt(b))[0]!;
+    const picked = this.withEntries(true, (list) => {
+      if (list.length === 0) return undefined;
+      const now = this.now();
+      const available = list.filter((e) => this.availableAt(e) <= now);
+      const entry =
+        available.length > 0
+          ? this.pick(available)
+          : [...list].sort((a, b) => this.availableAt(a) - this.availableAt(b))[0]!;
+      entry.request_count += 1;
+      entry.last_used_at = new Date(now).toISOString();
+      if (this.strategy === "round_robin" && available.length > 1) {
         // The used key goes to the back, so the next selection (any process) takes another one.
-        return { entry, toBack: this.strategy === "round_robin" && available.length > 1 };
-      },
-      (list, decided) => {
-        const entry = decided && list.find((e) => e.id === decided.entry.id);
-        if (!entry) return;
-        entry.request_count += 1;
-        entry.last_used_at = new Date(now).toISOString();
-        if (decided.toBack) entry.priority = Math.max(...list.map((e) => e.priority)) + 1;
-      },
-    );
-    this.currentKey = picked ? toKey(picked.entry) : undefined;
+        entry.priority = Math.max(...list.map((e) => e.priority)) + 1;
+      }
+      return entry;
+    });
+    this.currentKey = picked ? toKey(picked) : undefined;
     return this.currentKey;
   }
 
@@ -133,7 +125,7 @@ export class CredentialPool {
     if (key === undefined) return this.select();
     if (key.implicit || !this.fileChanged()) return key;
     const now = this.now();
-    const list = this.withEntries((l) => l);
+    const list = this.withEntries(false, (l) => l);
     const mine = list.find((e) => e.id === key.id);
     const benched = mine !== undefined && this.availableAt(mine) > now;
     if (!mine || (benched && list.some((e) => this.availableAt(e) <= now))) return this.select();
@@ -162,28 +154,20 @@ export class CredentialPool {
         ? failure.resetAt
         : now + exhaustionTtlMs(failure.status);
     this.localExhausted.set(id, until);
-    this.writeEntries(
-      () => undefined,
-      (list) => {
-        const entry = list.find((e) => e.id === id);
-        if (!entry) return;
-        entry.exhausted_until = new Date(until).toISOString();
-        entry.last_status = failure.status ?? null;
-        entry.last_error = failure.message ? failure.message.slice(0, 300) : null;
-      },
-    );
-  }
-
-  /** Resolves once the changes this process deferred (auth.json was locked by another) are written. */
-  async flush(): Promise<void> {
-    while (this.deferred.size > 0) await Promise.all([...this.deferred]);
+    this.withEntries(true, (list) => {
+      const entry = list.find((e) => e.id === id);
+      if (!entry) return;
+      entry.exhausted_until = new Date(until).toISOString();
+      entry.last_status = failure.status ?? null;
+      entry.last_error = failure.message ? failure.message.slice(0, 300) : null;
+    });
   }
 
   /** §5.4: rotating helps only when a key other than the one in use is available right now. */
   mayRecover(): boolean {
     const now = this.now();
     const inUse = this.currentKey?.id;
-    return this.withEntries((list) => list.some((e) => e.id !== inUse && this.availableAt(e) <= now));
+    return this.withEntries(false, (list) => list.some((e) => e.id !== inUse && this.availableAt(e) <= now));
   }
 
   /** Soonest time `e` may be used: the later of auth.json's view and this process's own. */
@@ -208,10 +192,10 @@ export class CredentialPool {
   }
 
   /**
-   * Runs `fn` on this provider's entries, read without the lock (writes are atomic renames). An
-   * empty pool means the implicit entry, which lives only in memory.
+   * Runs `fn` on this provider's entries: under the lock with write-back when `write`, else on a
+   * lock-free read. An empty pool means the implicit entry, which lives only in memory.
    */
-  private withEntries<T>(fn: (list: PoolEntry[]) => T): T {
+  private withEntries<T>(write: boolean, fn: (list: PoolEntry[]) => T): T {
     const implicit = (): T => fn(this.implicitEntries());
     // No auth.json: nothing to lock or read (the common single-key setup).
     if (!existsSync(this.opts.file)) {
@@ -219,65 +203,23 @@ export class CredentialPool {
       return implicit();
     }
     try {
-      const list = readAuthStore(this.opts.file).credential_pool[this.provider] ?? [];
-      this.noteMtime();
-      return list.length > 0 ? fn(list) : implicit();
-    } catch (err) {
-      if (!(err instanceof AuthStoreError)) throw err;
-      this.warn(err);
-      return implicit();
-    }
-  }
-
-  /**
-   * A change to this provider's entries: `decide` reads them and says what to do, `apply` does it
-   * to a list. Under auth.json's lock when it is free now. When another process holds it, the
-   * decision is made on a lock-free read and the change written on timers (see `flush`): a request
-   * never waits for the lock on the event loop. The implicit entry is decided on and never written.
-   */
-  private writeEntries<T>(
-    decide: (list: PoolEntry[]) => T,
-    apply: (list: PoolEntry[], decided: T) => void,
-  ): T {
-    const implicit = (): T => decide(this.implicitEntries());
-    if (!existsSync(this.opts.file)) {
-      this.seenSignature = "";
-      return implicit();
-    }
-    try {
-      const locked = tryUpdateAuthStore(this.opts.file, (store: AuthStore) => {
-        const list = store.credential_pool[this.provider] ?? [];
-        if (list.length === 0) return undefined;
-        const value = decide(list);
-        apply(list, value);
-        return { value };
-      });
-      if (locked) {
+      if (!write) {
+        const list = readAuthStore(this.opts.file).credential_pool[this.provider] ?? [];
         this.noteMtime();
-        return locked.value ? locked.value.value : implicit();
+        return list.length > 0 ? fn(list) : implicit();
       }
-      const list = readAuthStore(this.opts.file).credential_pool[this.provider] ?? [];
-      if (list.length === 0) return implicit();
-      const value = decide(list);
-      const write = updateAuthStoreAsync(this.opts.file, (store: AuthStore) =>
-        apply(store.credential_pool[this.provider] ?? [], value),
-      ).then(
-        () => this.noteMtime(),
-        (err: Error) => this.warn(err),
-      );
-      this.deferred.add(write);
-      void write.finally(() => this.deferred.delete(write));
-      return value;
+      const result = updateAuthStore(this.opts.file, (store: AuthStore) => {
+        const list = store.credential_pool[this.provider] ?? [];
+        return list.length > 0 ? { value: fn(list) } : undefined;
+      });
+      this.noteMtime();
+      return result ? result.value : implicit();
     } catch (err) {
       if (!(err instanceof AuthStoreError)) throw err;
-      this.warn(err);
+      if (!this.warned) this.opts.onWarning?.(`${err.message}; using the key from the environment`);
+      this.warned = true;
       return implicit();
     }
-  }
-
-  private warn(err: Error): void {
-    if (!this.warned) this.opts.onWarning?.(`${err.message}; using the key from the environment`);
-    this.warned = true;
   }
 
   private implicitEntries(): PoolEntry[] {

@@ -13,7 +13,6 @@ import {
   poolEntry,
 } from "../../src/llm/credential-pool.js";
 import { parseTimestamp } from "../../src/llm/reset-time.js";
-import { holdLockInAnotherProcess } from "../support/lock-holder.js";
 import { tempDir } from "../support/temp.js";
 
 const T0 = Date.parse("2026-03-01T12:00:00Z");
@@ -258,23 +257,6 @@ function hammer(file: string, strategy: string, iterations: number): Promise<Ham
 }
 
 describe("CredentialPool across processes", () => {
-  it("while another process holds auth.json's lock, answers at once and writes the mark on timers", async () => {
-    const { pool, file, read } = setup([entry("a", 0), entry("b", 1)]);
-    expect(pool.select()?.id).toBe("a");
-    const holder = await holdLockInAnotherProcess(`${file}.lock`);
-    const order: string[] = [];
-    // A 429 on key a: benched in this process at once, the request goes on with key b.
-    pool.markExhausted("a", { status: 429, message: "slow down" });
-    expect(picks(pool, 1)).toEqual(["b"]);
-    const written = pool.flush().then(() => order.push("written"));
-    holder.releaseFromTimer(order);
-    await written;
-    expect(order).toEqual(["timer", "written"]);
-    const [a, b] = read();
-    expect(parseTimestamp(a!.exhausted_until)).toBe(T0 + EXHAUSTED_TTL_RATE_LIMIT_MS);
-    expect(b!.request_count).toBe(1);
-  });
-
   it("two processes hammering one auth.json never reuse a benched key and never corrupt the file", async () => {
     const home = tempDir("hermes-pool-mp-");
     const file = authFilePath(home);
