@@ -53,12 +53,15 @@ export type SessionPlan =
 const COPY_BATCH_MESSAGES = 32;
 const COPY_BATCH_CHARS = 128 * 1024;
 
+/** A message's size as a copy batch counts it. */
+const charsOf = (m: ChatMessage): number =>
+  typeof m.content === "string" ? m.content.length : JSON.stringify(m.content ?? "").length;
+
 /** A history small enough to be written in one transaction with the session. */
 function fitsOneBatch(messages: readonly ChatMessage[]): boolean {
   if (messages.length > COPY_BATCH_MESSAGES) return false;
   let chars = 0;
-  for (const m of messages)
-    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content ?? "").length;
+  for (const m of messages) chars += charsOf(m);
   return chars < COPY_BATCH_CHARS;
 }
 
@@ -75,7 +78,7 @@ async function appendInBatches(
   let chars = 0;
   for (const m of messages) {
     batch.push(m);
-    chars += typeof m.content === "string" ? m.content.length : JSON.stringify(m.content ?? "").length;
+    chars += charsOf(m);
     if (batch.length >= COPY_BATCH_MESSAGES || chars >= COPY_BATCH_CHARS) {
       store.appendMessages(sessionId, batch);
       batch = [];
