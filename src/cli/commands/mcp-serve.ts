@@ -12,7 +12,7 @@ import { loadDotEnv } from "../../core/env.js";
 import { ensureHermesHome, getHermesHome } from "../../core/home.js";
 import { VERSION } from "../../core/version.js";
 import { createRuntime, type Runtime } from "../../runtime/runtime.js";
-import { openStateStore } from "../../state/open.js";
+import { openProfileStore } from "../../runtime/state-store.js";
 import type { SessionStore } from "../../state/store.js";
 import { describeFatal } from "../errors.js";
 import { createArgumentCheck } from "./mcp-serve-check.js";
@@ -75,7 +75,7 @@ export async function runMcpServe(): Promise<number> {
   let store: SessionStore | string | undefined;
   const openStore = (): SessionStore | string => {
     if (store === undefined) {
-      const opened = openStateStore(paths.stateDb);
+      const opened = openProfileStore(paths.stateDb, config, paths.home);
       store = "store" in opened ? opened.store : opened.error.message;
     }
     return store;
